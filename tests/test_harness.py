@@ -1,0 +1,98 @@
+"The four meta-tools, the Arguments contract, episodes and rollout groups over a real authored task."
+import json
+import pytest
+from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.compose import joint_hash
+from compoworld_nb.harness import MetaToolEnv, ScriptedPolicy, run_episode, rollout_group, make_policy, META_NAMES, decode_arguments
+
+LIB, WORLD = default_library()
+
+@pytest.fixture(scope="module")
+def task():
+    ts, _ = generate_tasks(1, seed=11, library=LIB, world_factory=WORLD, k=3, l_min=4, l_max=6, n_distractors=3, progress=False)
+    return ts[0]
+
+def _write_call(task):
+    "The first reference call that changes state, and its namespaced tool."
+    env = MetaToolEnv(task, LIB)
+    for c in task.reference:
+        h = joint_hash(env.js); env.call_tool(c["tool"], c["arguments"])
+        if joint_hash(env.js) != h: return c
+    raise AssertionError("reference has no write")
+
+def test_meta_tools_list_and_describe(task):
+    env = MetaToolEnv(task, LIB)
+    names = [s["name"] for s in env.list_services()["data"]]
+    assert names == sorted(task.services + task.distractors)  # distractors listed like the others
+    svc = task.services[0]
+    lines = env.list_tools(svc)["data"]
+    assert lines and all(l.startswith(f"{svc}.") and l.endswith(")") for l in lines)
+    tool = task.reference[0]["tool"]
+    d = env.describe_tool(tool)["data"]
+    assert d["tool"] == tool and d["parameters"]["type"] == "object"
+    assert env.describe_tool("nope.tool")["error"]["code"] == 404
+    assert env.list_tools("nope")["error"]["code"] == 404
+
+@pytest.mark.parametrize("mangle,arg", [
+    (lambda a: json.dumps(a), "arguments"),                  # arguments as a JSON string
+    (lambda a: json.dumps(json.dumps(a)), "arguments"),      # doubly encoded
+    (lambda a: {**a, "bogusField": 1}, "bogusField"),        # unknown field
+    (lambda a: {k: v for k, v in list(a.items())[1:]}, None),  # a required field missing (named below)
+    (lambda a: 42, "arguments"),                             # not an object
+])
+def test_arguments_contract_gives_400_and_changes_nothing(task, mangle, arg):
+    c = _write_call(task)
+    env = MetaToolEnv(task, LIB)
+    tool = env.env.get_tool(c["tool"])
+    args = {k: c["arguments"][k] for k in tool.required} | {k: v for k, v in c["arguments"].items() if k not in tool.required}
+    h0 = joint_hash(env.js)
+    o = env.step("call_tool", {"tool": c["tool"], "arguments": mangle(args)})
+    assert o["ok"] is False and o["error"]["code"] == 400
+    assert o["error"]["argument"] == (arg or tool.required[0])
+    assert joint_hash(env.js) == h0 and env.steps[-1].state_hash == h0
+    o2 = env.step("call_tool", {"tool": c["tool"], "arguments": args})  # the episode goes on
+    assert o2["ok"] and joint_hash(env.js) != h0
+
+def test_malformed_meta_calls_never_raise(task):
+    env = MetaToolEnv(task, LIB)
+    assert env.step("fly", {})["error"]["code"] == 400
+    assert env.step("call_tool", {"tool": 3})["error"]["argument"] == "tool"
+    assert env.step("list_tools", {})["error"]["argument"] == "service"
+    assert env.step("call_tool", {"tool": "gmail", "arguments": {}})["error"]["code"] == 400
+    assert decode_arguments("{not json")[1]["error"]["code"] == 400
+    assert decode_arguments('""')[0] == ""
+    assert set(META_NAMES) == {"list_services", "list_tools", "describe_tool", "call_tool"}
+
+def test_scripted_policy_solves_and_empty_fails(task):
+    t = run_episode(task, ScriptedPolicy(), LIB, seed=0)
+    assert t.success and t.rewards["uniform"] == 1.0 and t.steps[-1].state_hash == task.g_hash
+    class Quiet:
+        name = "quiet"
+        def reset(self, task, seed): pass
+        def act(self, messages): return {"role": "assistant", "content": "nothing to do"}
+    e = run_episode(task, Quiet(), LIB)
+    assert not e.success and e.steps == []
+
+def test_episode_continues_after_non_json_arguments(task):
+    class Sloppy:
+        name = "sloppy"
+        def reset(self, task, seed): self.n = 0
+        def act(self, messages):
+            self.n += 1
+            if self.n == 1: return {"role": "assistant", "content": "", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "call_tool", "arguments": "{oops"}}]}
+            if self.n == 2: return {"role": "assistant", "content": "", "tool_calls": [{"id": "b", "type": "function", "function": {"name": "list_services", "arguments": ""}}]}
+            return {"role": "assistant", "content": "done"}
+    t = run_episode(task, Sloppy(), LIB)
+    assert [s.observation["ok"] for s in t.steps] == [False, True] and t.steps[0].observation["error"]["code"] == 400
+    assert t.final_answer == "done"
+
+def test_rollout_group_is_independent_and_reproducible(task):
+    g1 = rollout_group(task, lambda: make_policy("scripted:perturb=0.5"), LIB, n=6, seed=3, workers=2)
+    g2 = rollout_group(task, lambda: make_policy("scripted:perturb=0.5"), LIB, n=6, seed=3, workers=1)
+    def content(g):  # everything but wall-clock latency
+        return [t.model_dump(exclude={"steps": {"__all__": {"latency"}}}) for t in g]
+    assert content(g1) == content(g2)
+    assert len({tuple(t.criteria) for t in g1}) > 1  # perturbations differ by seed
+    from compoworld_nb.task import materialize_s0
+    assert joint_hash(materialize_s0(task, LIB)) == task.s0_hash
+    with pytest.raises(ValueError, match="unknown policy spec"): make_policy("gpt")
