@@ -145,6 +145,7 @@ class Service:
         self.name, self.domain, self.state_cls, self.description, self.spec = name, domain, state, description, spec
         self.tools: dict[str, Tool] = {}
         self.steps: list = []
+        self.world_model: Callable | None = None  # (service, state, tool, kwargs) -> (state', observation) for simulated tools
         self._fixture: Callable[[int], State] | None = None
 
     def __repr__(self): return f"Service({self.name!r}, {len(self.tools)} tools, domain={self.domain!r})"
@@ -174,6 +175,9 @@ class Service:
         if t is None: return state, err(404, f"service {self.name!r} has no tool {tool!r}", "tool")
         kwargs, e = check_arguments(t, args)
         if e: return state, e
+        if t.simulated and self.world_model is None:
+            return state, err(501, f"{self.name}.{tool} is simulated by a world model and none is configured")
+        if t.simulated: return self.world_model(self, state, t, kwargs)
         new = state if t.read_only else state.model_copy(deep=True)
         try: data = t.fn(new, **kwargs)
         except ToolError as x: return state, x.observation()
