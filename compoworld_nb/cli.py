@@ -20,8 +20,8 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['CliError', 'staging_dir', 'publish', 'score_group', 'valid_call_rate', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'report_md', 'build_parser', 'main']
+__all__ = ['KIND_NAMES', 'CliError', 'staging_dir', 'publish', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize',
+           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'main']
 
 # %% ../nbs/17_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -55,6 +55,15 @@ def score_group(trajs: list[Trajectory], lam: float, delta: float) -> list[dict]
         rows.append({"task_id": t.task_id, "policy": t.policy, "seed": t.seed, **t.rewards,
                      "b": "".join(str(int(x)) for x in t.criteria), "steps": len(t.steps)})
     return rows
+
+KIND_NAMES = {"state": "goal", "unchanged": "collateral", "output": "output"}
+
+def kind_pass_rates(trajs: list[Trajectory], tasks: dict) -> dict:
+    "Pass rate of goal (`state`), collateral (`unchanged`) and `output` criteria over trajectories; kinds with no criterion are left out."
+    acc: dict = {}
+    for t in trajs:
+        for c, b in zip(tasks[t.task_id].rubric, t.criteria): acc.setdefault(KIND_NAMES[c["kind"]], []).append(b)
+    return {k: float(np.mean(v)) for k, v in acc.items()}
 
 def valid_call_rate(trajs: list[Trajectory]) -> float:
     "Share of meta-tool calls whose observation is ok (0 when no call was made)."
@@ -97,17 +106,13 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
     ax[1].plot([x["step"] for x in h], [x["reward_mean"] for x in h], marker="o", color="C2")
     ax[1].set(title="GRPO reward (completion-focused, per step)", xlabel="step", ylabel="mean reward", ylim=(-0.02, 1.02))
     fig.tight_layout(); fig.savefig(stage / "reward_curve.png", dpi=110); plt.close(fig)
-    kinds = ["goal", "collateral", "output"]
+    rates = {name: kind_pass_rates(trajs, tasks) for name, trajs in per_policy.items()}
+    kinds = [k for k in ("goal", "collateral", "output") if any(k in r for r in rates.values())]
     fig, ax = plt.subplots(figsize=(8, 3.6))
     w = 0.8 / max(1, len(per_policy))
-    for i, (name, trajs) in enumerate(per_policy.items()):
-        rates = []
-        for kd in kinds:
-            v = [b for t in trajs for c, b in zip(tasks[t.task_id].rubric, t.criteria)
-                 if {"state": "goal", "unchanged": "collateral", "output": "output"}[c["kind"]] == kd]
-            rates.append(float(np.mean(v)) if v else 0.0)
-        ax.bar(np.arange(3) + i * w, rates, w, label=name)
-    ax.set_xticks(np.arange(3) + w * (len(per_policy) - 1) / 2, kinds); ax.set_ylim(0, 1.05)
+    for i, (name, r) in enumerate(rates.items()):
+        ax.bar(np.arange(len(kinds)) + i * w, [r.get(k, np.nan) for k in kinds], w, label=name)
+    ax.set_xticks(np.arange(len(kinds)) + w * (len(per_policy) - 1) / 2, kinds); ax.set_ylim(0, 1.05)
     ax.set(ylabel="pass rate", title="Per-criterion pass rates by criterion kind"); ax.legend(fontsize=7)
     fig.tight_layout(); fig.savefig(stage / "criterion_pass_rates.png", dpi=110); plt.close(fig)
     return ["reward_curve.png", "criterion_pass_rates.png"]
@@ -192,7 +197,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     with open(stage / "rewards.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0])); w.writeheader(); w.writerows(rows)
     plots = _plots(stage, sft_res, grpo_res, per_policy, by_id)
-    pol = {("scripted_perturbed" if k == "scripted:perturb=0.3" else k): summarize(v) for k, v in per_policy.items()}
+    pol = {("scripted_perturbed" if k == "scripted:perturb=0.3" else k): {**summarize(v), "pass_rate_by_kind": kind_pass_rates(v, by_id)}
+           for k, v in per_policy.items()}
     summary = {"seed": seed, "profile": "demo", "tasks_admitted": len(tasks), "tasks_rejected": sum(rejected.values()),
                "rejections_by_rule": rejected, "train_tasks": len(train), "heldout_tasks": len(held), "group_size": N,
                "policies": pol, "sft": {"steps": sft_res["steps"], "rows": len(uniq), "final_loss": (sft_res["losses"] or [None])[-1]},
@@ -210,9 +216,10 @@ def report_md(s: dict) -> str:
     lines = [f"# compoworld demo (seed {s['seed']})", "",
              f"Tasks admitted: {s['tasks_admitted']} ({s['train_tasks']} train, {s['heldout_tasks']} held out); rejected: {s['tasks_rejected']} {s['rejections_by_rule']}.",
              f"Rollout groups of N={s['group_size']}.", "",
-             "| policy | tasks | success | uniform | completion-focused | valid call rate |", "|---|---|---|---|---|---|"]
+             "| policy | tasks | success | uniform | completion-focused | goal criteria passed | valid call rate |", "|---|---|---|---|---|---|---|"]
     for k, v in s["policies"].items():
-        lines.append(f"| {k} | {'held out' if k.startswith('tiny') else 'all'} | {v['success']:.3f} | {v['uniform']:.3f} | {v['completion_focused']:.3f} | {v['valid_call_rate']:.3f} |")
+        g = v.get("pass_rate_by_kind", {}).get("goal", float("nan"))
+        lines.append(f"| {k} | {'held out' if k.startswith('tiny') else 'all'} | {v['success']:.3f} | {v['uniform']:.3f} | {v['completion_focused']:.3f} | {g:.3f} | {v['valid_call_rate']:.3f} |")
     lines += ["", f"SFT: {s['sft']['steps']} steps on {s['sft']['rows']} verified trajectories, final loss {s['sft']['final_loss']}.",
               f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}.", "",
               "![reward curve](reward_curve.png)", "", "![criterion pass rates](criterion_pass_rates.png)", "",
