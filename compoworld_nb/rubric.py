@@ -45,6 +45,8 @@ CRITERION_SCHEMA = {
               {"if": {"properties": {"kind": {"enum": ["state", "output"]}}}, "then": {"required": ["op"]}}],
 }
 
+_VALIDATOR = jsonschema.Draft202012Validator(CRITERION_SCHEMA)  # built once: `jsonschema.validate` re-checks the schema on every call
+
 class Criterion(BaseModel):
     "One rubric criterion (Criterion JSON contract); b_ij = `check(...)`."
     model_config = ConfigDict(extra="forbid")
@@ -65,7 +67,7 @@ class Criterion(BaseModel):
     @classmethod
     def load(cls, d: dict) -> "Criterion":
         "Validate `d` against `CRITERION_SCHEMA` (jsonschema.ValidationError names the path) and build the criterion."
-        jsonschema.validate(d, CRITERION_SCHEMA); return cls.model_validate(d)
+        _VALIDATOR.validate(d); return cls.model_validate(d)
 
     def to_json(self) -> dict: return self.model_dump(mode="json")
 

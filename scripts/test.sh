@@ -14,4 +14,5 @@ if [ "$before" != "$after" ]; then
   exit 1
 fi
 echo "== nbdev-test"; nbdev-test --n-workers 2
+echo "== docs"; bash scripts/docs.sh
 echo "== pytest"; python -m pytest -q -p no:cacheprovider tests

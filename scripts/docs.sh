@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Build the documentation site from the notebooks, offline, into _docs/ (open _docs/index.html).
+# Each notebook is executed in a copy (widget state kept; `#| slow` cells skipped as under nbdev-test), processed by
+# nbdev's own doc processors, and rendered by Sphinx + myst-nb with the vendored widget manager (docs/VENDORED.md).
+# Run from anywhere inside the project's venv; options go to docs/compoworld_docs.py (--force, -j N, --only NB.ipynb ...).
+# Where Quarto is installed, `nbdev-docs` still builds nbdev's own Quarto site instead (same _docs/ folder).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python docs/compoworld_docs.py "$@"
