@@ -251,7 +251,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--seed", type=int, default=0); t.add_argument("--k", type=_k_range, default=(3, 5))
     t.add_argument("--l-max", type=int, default=None); t.add_argument("--profile", default="demo")
     s = sub.add_parser("services", help="list the service library")
+    s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
     for x in (d, t, s): x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+    from compoworld_nb.fidelity import register_cli as _fidelity
+    _fidelity(sub)  # subcommands registered by their own layers set `func` (handler returning the JSON summary)
     return p
 
 def _cmd_tasks(a) -> dict:
@@ -273,6 +276,11 @@ def _cmd_tasks(a) -> dict:
 
 def _cmd_services(a) -> dict:
     library, _ = default_library()
+    if a.stats:
+        from compoworld_nb.specs import library_stats
+        st = {k: v for k, v in library_stats(library).items() if k != "per_service"}
+        if not a.json: print(", ".join(f"{k}={v}" for k, v in st.items()))
+        return st
     rows = [{"name": n, "domain": s.domain, "tools": len(s.tools), "spec": s.spec, "steps": [x.name for x in s.steps]} for n, s in library.items()]
     if not a.json:
         for r in rows: print(f"{r['name']:<10} {r['domain']:<36} {r['tools']:>3} tools  spec={r['spec']}")
@@ -288,7 +296,8 @@ def main(argv: list[str] | None = None) -> int:
         elif a.cmd == "tasks":
             res = _cmd_tasks(a)
             if not a.json: print(f"wrote {res['tasks_admitted']} tasks to {res['out']}")
-        else: res = _cmd_services(a)
+        elif a.cmd == "services": res = _cmd_services(a)
+        else: res = a.func(a)
     except CliError as e:
         print(f"compoworld: error: {e}", file=sys.stderr); return 2
     if a.json: print(json.dumps(res, sort_keys=True))

@@ -5,7 +5,8 @@
 from __future__ import annotations
 import importlib
 
-LIBRARY_MODULES = ["gmail", "slack", "google_calendar", "weather", "maps", "linear"]
+LIBRARY_MODULES = ["gmail", "slack", "google_calendar", "weather", "maps", "linear",
+                   "retail", "sqlite", "memory", "filesystem", "time_zones", "trello", "github", "notion", "crm", "forum"]
 
 def load_library() -> dict:
     "Every sample service as `{name: Service}`, in the order of `LIBRARY_MODULES`."

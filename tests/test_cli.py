@@ -41,4 +41,10 @@ def test_bad_values_exit_nonzero_with_one_line(tmp_path, args, needle):
 def test_services_json():
     r = run("services", "--json")
     s = json.loads(r.stdout.strip().splitlines()[-1])
-    assert s["n_services"] == 6 and {x["name"] for x in s["services"]} == {"gmail", "slack", "calendar", "weather", "maps", "linear"}
+    import sample_services
+    names = list(sample_services.load_library())
+    assert s["n_services"] == len(names) >= 16 and [x["name"] for x in s["services"]] == names
+    assert {"gmail", "slack", "calendar", "weather", "maps", "linear", "retail", "sqlite"} <= set(names)
+    st = json.loads(run("services", "--stats", "--json").stdout.strip().splitlines()[-1])
+    assert st["services"] == len(names) and st["domains"] >= 8 and st["deterministic_tools"] >= 150
+    assert st["tools"] == st["deterministic_tools"] + st["simulated_tools"]

@@ -1,0 +1,71 @@
+"""Small helpers shared by the newer sample services: pagination that always advances, text search, dates.
+
+Pagination contract (every list tool that pages uses one of these):
+
+* the caller sorts the items into a stable, documented order (ties broken by id) before paging;
+* `cursor_page`: an opaque cursor names the last item returned; the next page starts strictly after it in that
+  order, so a cursor always advances, pages never overlap and their union is every item exactly once. A cursor
+  whose item has since been deleted resumes after the position that item held (items are located by their sort
+  key), so deletions between pages never repeat or skip a surviving item;
+* `number_page`: 1-based page numbers over the same stable order (GitHub style).
+"""
+from __future__ import annotations
+import base64, json, re
+from typing import Any, Callable, Optional
+from compoworld_nb.core import ToolError
+
+__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas"]
+
+
+def encode_cursor(key: Any) -> str:
+    "An opaque cursor for a sort key (a JSON-able value or tuple)."
+    return base64.urlsafe_b64encode(json.dumps(key, separators=(",", ":")).encode()).decode().rstrip("=")
+
+def decode_cursor(cursor: str, arg: str = "cursor") -> Any:
+    "The sort key inside a cursor; ToolError 400 naming `arg` for a cursor this service did not issue."
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        key = json.loads(raw)
+    except (ValueError, TypeError): raise ToolError(400, f"{arg}={cursor!r} is not a cursor returned by this service", arg) from None
+    return tuple(key) if isinstance(key, list) else key
+
+def check_limit(limit: int, arg: str = "limit", hi: int = 100) -> int:
+    "`limit` if 1 <= limit <= hi, else ToolError 422 naming it."
+    if not 1 <= limit <= hi: raise ToolError(422, f"{arg} must be between 1 and {hi}, got {limit}", arg)
+    return limit
+
+def _norm_key(k):
+    return tuple(_norm_key(x) for x in k) if isinstance(k, (list, tuple)) else k
+
+def cursor_page(items: list, sort_key: Callable[[Any], Any], limit: int, cursor: Optional[str], arg: str = "cursor",
+                limit_arg: str = "limit", hi: int = 100, descending: bool = False) -> tuple[list, Optional[str]]:
+    "One page of `items` (already sorted by `sort_key`, ascending or `descending`; keys unique and JSON-able) after `cursor`: `(page, next_cursor or None)`."
+    check_limit(limit, limit_arg, hi)
+    keys = [_norm_key(sort_key(x)) for x in items]
+    start = 0
+    if cursor:
+        after = _norm_key(decode_cursor(cursor, arg))
+        try: start = next((i for i, k in enumerate(keys) if (k < after if descending else k > after)), len(keys))
+        except TypeError: raise ToolError(400, f"{arg}={cursor!r} does not belong to this list", arg) from None
+    page = items[start:start + limit]
+    more = start + limit < len(items)
+    return page, (encode_cursor(keys[start + limit - 1]) if more else None)
+
+def number_page(items: list, page: int, per_page: int, page_arg: str = "page", per_arg: str = "perPage", hi: int = 100) -> list:
+    "Page `page` (1-based) of `per_page` items; ToolError 422 for page < 1 or per_page outside 1..hi. A page past the end is empty."
+    if page < 1: raise ToolError(422, f"{page_arg} must be at least 1, got {page}", page_arg)
+    check_limit(per_page, per_arg, hi)
+    return items[(page - 1) * per_page: page * per_page]
+
+def matches(query: str, *texts: str) -> bool:
+    "True if every word of `query` occurs (case-insensitive) in the joined `texts`."
+    hay = " ".join(t or "" for t in texts).lower()
+    return all(w in hay for w in re.findall(r"\w[\w.@-]*", query.lower()))
+
+
+def inline_schemas(service) -> None:
+    "Rewrite each tool's parameters into the specs layer's canonical form ($defs of nested argument models inlined), so the model sees one self-contained schema."
+    from compoworld_nb.specs import import_tool
+    for t in service.tools.values():
+        if "$defs" in json.dumps(t.parameters):
+            t.parameters = import_tool({"name": t.name, "description": t.description, "inputSchema": t.parameters}, service.name).parameters
