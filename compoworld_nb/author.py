@@ -1,4 +1,4 @@
-"""The programmatic author: sample C and a walk, chain the services' step templates through typed facts, plant what each step must find, probe, and submit an admitted task.
+"""The programmatic author: sample C and a walk, chain the services' step templates through typed facts, plant what each step must find (and decoys), probe, derive collateral criteria from plausible mistakes, and submit an admitted task.
 
 Docs: https://compoworld.github.io/compoworld_nb/author.html.md"""
 
@@ -6,20 +6,24 @@ Docs: https://compoworld.github.io/compoworld_nb/author.html.md"""
 
 # %% ../nbs/09_author.ipynb #c988ee96
 from __future__ import annotations
-import hashlib, random
+import functools, hashlib, itertools, operator, random, time
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Callable
 from tqdm.auto import tqdm
 from .core import *
 from .service import Service, Step, Visit, to_jsonable
 from .compose import *
 from .walk import *
-from .rubric import Rubric
+from .rubric import Rubric, Criterion
 from .task import *
 from .task import _fixture
 
 # %% auto #0
-__all__ = ['default_library', 'AuthoringError', 'StepContext', 'can_follow', 'assign_steps', 'author_task', 'generate_tasks']
+__all__ = ['default_library', 'AuthoringError', 'StepContext', 'can_follow', 'count_plans', 'plan_walk', 'assign_steps',
+           'collateral_criteria', 'author_task', 'generate_tasks', 'synthesis_summary', 'difficulty_table',
+           'difficulty_report', 'register_cli']
 
 # %% ../nbs/09_author.ipynb #d9e72181
 def default_library() -> tuple[dict, Callable]:
@@ -37,13 +41,24 @@ _WORDS = ["falcon", "harbor", "cobalt", "juniper", "meridian", "quartz", "saffro
           "atlas", "beacon", "cinder", "delta", "ember", "fjord", "garnet", "helix", "indigo", "lumen", "mosaic",
           "nimbus", "onyx", "pioneer", "quill", "raven", "sierra", "topaz", "umber", "vertex"]
 
+def _added_only(old: dict, new: dict) -> bool:
+    "True if `new` is `old` plus records appended at the end (nothing replaced or removed); C-level checks only."
+    return len(new) >= len(old) and all(map(operator.is_, dict.values(old), itertools.islice(dict.values(new), len(old)))) \
+        and all(map(operator.eq, dict.keys(old), itertools.islice(dict.keys(new), len(old))))
+
+class _DecoyPlanted(Exception):
+    "Ends a decoy run at its first call: what a decoy is for (its records) is planted by then."
+
 class StepContext:
     "What a step template sees while the author builds one task (see `Step`)."
     def __init__(self, env: ComposedEnv, s0: JointState, rng: random.Random, world: Any, seed: int):
         self.env, self.s0, self.js, self.rng, self.world, self.seed = env, dict(s0), dict(s0), rng, world, seed
         self.reference: list[dict] = []
+        self.visits: list[int] = []         # for each reference call, the walk position it serves
+        self.visit: int = 0
         self.service: str = ""
         self.first, self.in_phrase = True, ""
+        self.dry = False
         self._keys, self._labels, self._plants = set(), {}, 0
 
     def new_key(self) -> str:
@@ -65,17 +80,30 @@ class StepContext:
         self._plants += 1; return f"{prefix}_p{self._plants}"
 
     def plant(self, service: str, fn: Callable):
-        "Apply `fn(state)` (which adds records) to the service's s0 and current state; returns fn's result on s0."
-        a = self.s0[service].model_copy(deep=True); ra = fn(a); self.s0[service] = a
-        b = self.js[service].model_copy(deep=True); fn(b); self.js[service] = b
-        return ra
+        "Apply `fn(state)` to the service's s0 and current state; returns fn's result on s0. `fn` may only *add* records (replacing or removing one raises AuthoringError 'plant_overwrites') and must not modify the records it reads: they are shared with the fixture, not copied."
+        targets = [self.s0, self.js]
+        done, out = {}, None
+        for i, js in enumerate(targets):
+            st = js[service]
+            if id(st) in done: js[service] = done[id(st)]; continue     # the same state object: plant once
+            v = st.__copy__()
+            cols = type(st).collection_names()
+            for c in cols: v.__dict__[c] = dict(dict.items(getattr(st, c)))
+            r = fn(v)
+            for c in cols:
+                if not _added_only(getattr(st, c), v.__dict__[c]):
+                    raise AuthoringError("plant_overwrites", f"a plant replaced or removed existing records in {service}.{c}")
+            js[service] = done[id(st)] = v
+            if i == 0: out = r
+        return out
 
     def call(self, tool: str, **args) -> Any:
-        "Run `tool` of the current service as a reference call; AuthoringError if it fails."
+        "Run `tool` of the current service as a reference call; AuthoringError if it fails. In a decoy run the first call ends the run (its plants are done)."
         name = f"{self.service}.{tool}"
-        self.js, o = self.env.call(self.js, name, args)
+        if self.dry: raise _DecoyPlanted()      # a decoy only needs the step's plants, which come before its calls
+        self.js, o = env_call(self.env, self.js, name, args)
         if not o["ok"]: raise AuthoringError("probe_calls_succeed", f"{name}({args}) -> {o['error']}")
-        self.reference.append({"tool": name, "arguments": to_jsonable(args)})
+        self.reference.append({"tool": name, "arguments": to_jsonable(args)}); self.visits.append(self.visit)
         return o["data"]
 
     def criterion(self, collection: str, where: dict, field: str | None, op: str, value: Any) -> dict:
@@ -83,119 +111,311 @@ class StepContext:
         return {"kind": "state", "service": self.service, "collection": collection, "where": to_jsonable(where),
                 "field": field, "op": op, "value": to_jsonable(value)}
 
+    def decoy(self, step: Step, kind: str, value: Any, want: str | None) -> bool:
+        "Run `step` silently with another value of `kind` (key or place) so that its records sit in s0 beside the real ones; True if it planted something."
+        if kind == "key": dv = self.new_key()
+        elif kind == "place" and self.world is not None:
+            opts = [p.label for p in self.world.places if p.label != str(value)]
+            dv = self.rng.choice(opts) if opts else None
+        else: dv = None
+        if dv is None: return False
+        snap = (dict(self.s0), dict(self.js), self._plants, self.in_phrase)
+        self.dry = True
+        try: step.fn(self, dv, want)
+        except _DecoyPlanted: pass
+        except (AuthoringError, AssertionError, KeyError, IndexError, ValueError):
+            self.s0, self.js, self._plants = snap[0], snap[1], snap[2]
+        finally:
+            self.dry, self.in_phrase = False, snap[3]
+        return self._plants > snap[2]
+
 # %% ../nbs/09_author.ipynb #9bec0640
 def can_follow(library: dict, a: str, b: str) -> bool:
     "True if some step of service `a` reveals a fact kind that some step of `b` needs."
     rev = {k for s in library[a].steps for k in s.reveals}
     return any(rev & set(s.needs) for s in library[b].steps)
 
-def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str = "key") -> list[tuple[Step, str | None]] | None:
-    "A step per visit and the kind each reveals (`None` at a terminal write), or None if the walk cannot be authored."
-    def dfs(i, kind, writes):
-        if i == len(walk): return []
-        opts = [s for s in library[walk[i]].steps if kind in s.needs]
-        rng.shuffle(opts)
-        for s in opts:
-            last = i == len(walk) - 1
-            kinds = list(s.reveals); rng.shuffle(kinds)
-            if last:
-                if s.writes: return [(s, None)]                      # a terminal write
-                if writes and kinds: return [(s, kinds[0])]           # a terminal read: the final answer reports it
-                continue
-            for k in kinds:
-                rest = dfs(i + 1, k, writes or s.writes)
-                if rest is not None: return [(s, k)] + rest
-        return None
-    return dfs(0, start, False)
+def _planner(library: dict, C: tuple, L: int, start: str):
+    "The counting table of authorable plans over C of length L, and the option lister it sums over."
+    full, K = (1 << len(C)) - 1, len(C)
+    steps = [[(st, frozenset(st.needs), tuple(st.reveals), st.writes) for st in library[s].steps] for s in C]
+    pop = [bin(m).count("1") for m in range(full + 1)]
+    def options(pos, prev, kind, mask, wrote):
+        last = pos == L - 1
+        for j in range(K):
+            if j == prev: continue
+            m2 = mask | (1 << j)
+            if pop[m2] + (L - 1 - pos) < K: continue
+            for st, needs, reveals, writes in steps[j]:
+                if kind not in needs: continue
+                if last:
+                    if m2 != full: continue
+                    if writes: yield (j, st, None, None)
+                    elif wrote: yield from ((j, st, k, None) for k in reveals)
+                else:
+                    w2 = wrote or writes
+                    yield from ((j, st, k, (pos + 1, j, k, m2, w2)) for k in reveals)
+    memo = {}
+    def n(pos, prev, kind, mask, wrote) -> int:
+        key = (pos, prev, kind, mask, wrote)
+        v = memo.get(key)
+        if v is None:
+            v = 0
+            last = pos == L - 1
+            for j in range(K):
+                if j == prev: continue
+                m2 = mask | (1 << j)
+                if pop[m2] + (L - 1 - pos) < K: continue
+                for st, needs, reveals, writes in steps[j]:
+                    if kind not in needs: continue
+                    if last:
+                        if m2 == full: v += 1 if writes else (len(reveals) if wrote else 0)
+                    else:
+                        w2 = wrote or writes
+                        for k in reveals: v += n(pos + 1, j, k, m2, w2)
+            memo[key] = v
+        return v
+    return n, options
 
-# %% ../nbs/09_author.ipynb #f62b4729
-def _collateral(ctx: StepContext, C: list[str], touched: set, n_per_service: int = 2) -> list[dict]:
-    out = []
-    for svc in C:
-        st = ctx.s0[svc]
-        for col in type(st).collection_names():
-            ids = sorted(i for i in getattr(st, col) if (svc, col, i) not in touched)
-            if not ids: continue
-            for rid in ctx.rng.sample(ids, min(n_per_service, len(ids))):
-                out.append({"kind": "unchanged", "service": svc, "collection": col, "where": {"id": rid}, "field": None})
-            break
+def count_plans(library: dict, C: list[str], L: int, start: str = "key") -> int:
+    "The number of authorable (walk, step, revealed kind) plans of length L over C."
+    if not L > len(C) >= 2: return 0
+    n, _ = _planner(library, tuple(C), L, start)
+    return n(0, -1, start, 0, False)
+
+def plan_walk(library: dict, C: list[str], L: int, rng: random.Random, start: str = "key") -> tuple[list[str], list[tuple]] | None:
+    "A uniformly drawn authorable plan: `(walk, [(step, kind revealed or None at a terminal write)])`, or None if (C, L) has none."
+    if L <= len(C) or len(C) < 2: return None
+    n, options = _planner(library, tuple(C), L, start)
+    state = (0, -1, start, 0, False)
+    if n(*state) == 0: return None
+    walk, plan = [], []
+    while state is not None:
+        opts = [(o, 1 if o[3] is None else n(*o[3])) for o in options(*state)]
+        r = rng.randrange(sum(c for _, c in opts))
+        for o, c in opts:
+            if r < c: break
+            r -= c
+        j, st, kind, nxt = o
+        walk.append(C[j]); plan.append((st, kind if nxt is not None or not st.writes else None))
+        state = nxt
+    return walk, plan
+
+def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str = "key") -> list[tuple[Step, str | None]] | None:
+    "Steps for a *given* walk (a step per visit and the kind it reveals; None at a terminal write), drawn uniformly among the valid assignments; None if there is none."
+    L = len(walk)
+    @functools.lru_cache(maxsize=None)
+    def n(pos, kind, wrote) -> int:
+        tot = 0
+        for st in library[walk[pos]].steps:
+            if kind not in st.needs: continue
+            if pos == L - 1: tot += 1 if st.writes else (len(st.reveals) if wrote else 0)
+            else: tot += sum(n(pos + 1, k, wrote or st.writes) for k in st.reveals)
+        return tot
+    if n(0, start, False) == 0: return None
+    out, kind, wrote = [], start, False
+    for pos in range(L):
+        opts = []
+        for st in library[walk[pos]].steps:
+            if kind not in st.needs: continue
+            if pos == L - 1:
+                opts += [((st, None), 1)] if st.writes else ([((st, k), 1) for k in st.reveals] if wrote else [])
+            else: opts += [((st, k), n(pos + 1, k, wrote or st.writes)) for k in st.reveals]
+        opts = [(o, c) for o, c in opts if c]
+        r = rng.randrange(sum(c for _, c in opts))
+        for o, c in opts:
+            if r < c: break
+            r -= c
+        out.append(o); kind, wrote = o[1], wrote or o[0].writes
     return out
 
-def author_task(library: dict, seed: int, k: int = 5, l_min: int = 7, l_max: int = 12, n_distractors: int = 5,
-                domain: str | None = None, world_factory: Callable | None = None, walk_tries: int = 50) -> Task:
-    "One task from `seed` (deterministic). Raises ValueError for bad K/L, AuthoringError (with `.rule`) if no task can be built."
-    if k > len(library): raise ValueError(f"K={k} is larger than the library ({len(library)} services)")
-    if l_max <= k: raise ValueError(f"L range {l_min}-{l_max} must allow L > K={k}")
+# %% ../nbs/09_author.ipynb #f62b4729
+def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
+    "Collateral (`unchanged`) criteria, at most `per_service` per composed service, each failing on a plausible wrong write and passing on g."
+    out, per, n = [], Counter(), 0
+    g, s0 = adm.run.g, adm.s0
+    def valid(d: dict, final) -> bool:
+        nonlocal n
+        n += 1
+        c = Criterion(id=f"_cand{n}", **d)
+        return adm.b(c, g) == 1 and adm.b(c, final) == 0
+    for w in adm.wrong_writes():
+        if per[w.service] >= per_service: continue
+        svc, found = w.service, None
+        gcol = lambda col: getattr(g[svc], col, {})
+        for col, rid, change in record_changes(s0[svc], w.final[svc]):   # what the mistake changed, relative to s0
+            mine = dict.get(getattr(w.final[svc], col), rid)
+            ref = dict.get(gcol(col), rid)
+            if mine is not None and ref is not None and mine == ref: continue   # the reference made the same change
+            if change == "added":
+                for f, v in sorted((mine.__dict__ if mine is not None else {}).items()):
+                    if v == w.target or (isinstance(v, list) and w.target in v):
+                        cand = {"kind": "unchanged", "service": svc, "collection": col, "where": {f: to_jsonable(v)}, "field": None,
+                                "description": f"no {col} record with {f}={to_jsonable(v)!r} is added or changed in {svc}"}
+                        if valid(cand, w.final): found = cand; break
+            elif dict.get(getattr(s0[svc], col), rid) is not None and ref == dict.get(getattr(s0[svc], col), rid):
+                cand = {"kind": "unchanged", "service": svc, "collection": col, "where": {"id": rid}, "field": None,
+                        "description": f"{svc} {col} record {rid} is left as it was"}
+                if valid(cand, w.final): found = cand
+            if found: break
+        if found and all(found["where"] != c["where"] or found["service"] != c["service"] for c in out):
+            out.append(found); per[svc] += 1
+            if per[svc] >= per_service: adm.skip_services.add(svc)
+    return out
+
+# %% ../nbs/09_author.ipynb #c574ac7a
+def author_task(library: dict, seed: int, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
+                n_distractors: int | None = None, domain: str | None = None, world_factory: Callable | None = None,
+                world_seed: int | None = None, decoys: bool = True) -> Task:
+    "One task from `seed` (deterministic); None arguments come from settings.ini's `[walk]`. Raises ValueError for bad K/L, AuthoringError (with `.rule`) if no task can be built."
+    if None in (k, l_min, l_max, n_distractors):
+        w = walk_settings(k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
+        k, l_min, l_max, n_distractors = w["k"], w["l_min"], w["l_max"], w["distractors"]
     rng = random.Random(seed)
     C, D = sample_services(library, k, rng, domain, n_distractors)
-    L = rng.randint(max(l_min, k + 1), l_max)
-    plan = None
-    for _ in range(walk_tries):
-        try: walk = sample_walk(C, L, rng, allowed=lambda a, b: can_follow(library, a, b))
-        except RuntimeError: continue
-        plan = assign_steps(library, walk, rng)
-        if plan: break
-    if not plan: raise AuthoringError("no_feasible_walk", f"no authorable walk of L={L} over C={C}")
+    L = sample_length(rng, k, l_min, l_max)
+    planned = plan_walk(library, C, L, rng)
+    if planned is None: raise AuthoringError("no_feasible_walk", f"no authorable walk of L={L} over C={C}")
+    walk, plan = planned
+    ws = seed if world_seed is None else world_seed
     env = ComposedEnv([library[n] for n in C + D])
-    fx = {n: _fixture(s, seed) for n, s in env.services.items()}
-    world = world_factory(seed) if world_factory else None
-    ctx = StepContext(env, fx, rng, world, seed)
-    texts, crits, value, answer, touched = [], [], None, None, set()
+    fx = {n: _fixture(s, ws) for n, s in env.services.items()}
+    world = world_factory(ws) if world_factory else None
+    ctx = StepContext(env, fx, rng, world, ws)
+    texts, crits, changes, value, answer, kind_in, n_decoys = [], [], [], None, None, "key", 0
     for i, (step, want) in enumerate(plan):
-        ctx.service, ctx.first = step.service, i == 0
+        ctx.service, ctx.first, ctx.visit = step.service, i == 0, i
         if i == 0: value = ctx.new_key(); ctx.in_phrase = f"'{value}'"
-        before = len(ctx.reference)
-        visit: Visit = step.fn(ctx, value, want)
+        if decoys and kind_in in ("key", "place") and not step.writes: n_decoys += ctx.decoy(step, kind_in, value, want)
+        try: visit: Visit = step.fn(ctx, value, want)
+        except (AssertionError, KeyError, IndexError) as e:
+            raise AuthoringError("step_failed", f"{step.service}.{step.name} at visit {i}: {type(e).__name__}: {e}") from None
         texts.append(visit.text)
-        covers = [[j, j + 1] for j in range(i)]
+        covers = [[j, j + 1] for j in range(i - 1)]
+        mine = []
         for c in visit.criteria:
-            crits.append({**c, "edge": [i - 1, i] if i else None, "covers": covers})
+            crits.append({**c, "edge": [i - 1, i] if i else None, "covers": covers}); mine.append(len(crits) - 1)
+        if mine: changes.append({"visit": i, "service": step.service, "criteria": mine})
         if i == len(plan) - 1 and visit.reveals is not None and not step.writes:
             answer = str(visit.reveals)
             crits.append({"kind": "output", "op": "contains", "value": answer, "edge": [i - 1, i] if i else None,
-                          "covers": covers + ([[i - 1, i]] if i else []), "description": f"the final answer reports {visit.reveals_phrase}"})
+                          "covers": covers, "description": f"the final answer reports {visit.reveals_phrase}"})
             if not visit.answer: texts.append(f"Finally, reply with {visit.reveals_phrase}.")
-        value, ctx.in_phrase = visit.reveals, visit.reveals_phrase
-    for d in diff(fx, ctx.js) + diff(fx, ctx.s0): touched.add((d["service"], d["collection"], d["id"]))
-    crits += _collateral(ctx, C, touched)
-    for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
+        value, ctx.in_phrase, kind_in = visit.reveals, visit.reveals_phrase, want
     overrides: dict = {}
-    for d in diff(fx, ctx.s0):
-        rec = getattr(ctx.s0[d["service"]], d["collection"])[d["id"]]
-        overrides.setdefault(d["service"], {}).setdefault(d["collection"], {})[d["id"]] = rec.model_dump(mode="json")
+    for svc in C + D:                                       # plants only add records (StepContext.plant checks it)
+        for col, rid, change in record_changes(fx[svc], ctx.s0[svc]):
+            rec = dict.__getitem__(getattr(ctx.s0[svc], col), rid)
+            overrides.setdefault(svc, {}).setdefault(col, {})[rid] = rec.model_dump(mode="json")
+    for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
+    for ch in changes: ch["criteria"] = [f"c{j + 1}" for j in ch["criteria"]]
     u = " ".join(texts)
-    s0h, gh = joint_hash(ctx.s0), joint_hash(ctx.js)
+    meta = {"K": k, "L": L, "domain": domain, "domains": sorted({library[n].domain for n in C}), "author": "programmatic", "seed": seed, "world_seed": ws,
+            "steps": [f"{s.service}.{s.name}" for s, _ in plan], "visits": ctx.visits, "changes": changes, "decoys": n_decoys}
+    draft = Task(id="draft", u=u, services=C, distractors=D, walk=walk, graph=DependencyGraph(C, walk, D).to_json(),
+                 s0={"seed": ws, "overrides": overrides}, s0_hash="", reference=ctx.reference, answer=answer,
+                 g_hash="", rubric=crits, meta=meta)
+    s0 = materialize_s0(draft, library, check=False)       # s0 as any reader rebuilds it: fixtures + overrides
+    s0h = joint_hash_cached(s0)
+    draft = draft.model_copy(update={"s0_hash": s0h})
+    adm = Admission(draft, library)                         # the probe: g is where the reference leads from s0 (Eq. 4)
+    gh = joint_hash_cached(adm.run.g)
+    coll = collateral_criteria(adm)
+    for j, c in enumerate(coll): c.update(id=f"c{len(crits) + j + 1}", weight=1.0)
+    rubric = load_rubric(crits + coll).to_json()
     tid = "t" + hashlib.sha256(f"{seed}:{u}:{s0h}".encode()).hexdigest()[:10]
-    return Task(id=tid, u=u, services=C, distractors=D, walk=walk, graph=DependencyGraph(C, walk, D).to_json(),
-                s0={"seed": seed, "overrides": overrides}, s0_hash=s0h, reference=ctx.reference, answer=answer,
-                g_hash=gh, rubric=Rubric.load(crits).to_json(),
-                meta={"K": k, "L": L, "domain": domain, "author": "programmatic", "seed": seed,
-                      "steps": [f"{s.service}.{s.name}" for s, _ in plan]})
+    return draft.model_copy(update={"id": tid, "rubric": rubric, "g_hash": gh})
 
-# %% ../nbs/09_author.ipynb #c574ac7a
+# %% ../nbs/09_author.ipynb #34c0cb86
+def _world_seeds(seed: int, worlds: int) -> list[int]:
+    r = random.Random(f"worlds:{seed}")
+    return [r.randrange(2**31) for _ in range(worlds)]
+
 def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_factory: Callable | None = None,
-                   k: int | tuple = 5, l_min: int = 7, l_max: int = 12, n_distractors: int = 5, domain: str | None = None,
-                   max_attempts: int | None = None, progress: bool = True) -> tuple[list[Task], dict]:
-    "Up to `n` admitted tasks and `{rule: count}` of rejections. `k` may be a (lo, hi) range sampled per task. Raises ValueError on bad K/L."
+                   k: int | tuple | None = None, l_min: int | None = None, l_max: int | None = None,
+                   n_distractors: int | None = None, domain: str | None = None, max_attempts: int | None = None,
+                   progress: bool = True, worlds: int = 8, rules: list[str] | None = None,
+                   stats: dict | None = None) -> tuple[list[Task], dict]:
+    "Up to `n` admitted tasks and `{rule: rejected tasks}` (first broken rule). `k` may be a (lo, hi) range sampled per task; None values come from settings.ini. `stats`, if given, is filled with counts and timing. Raises ValueError on bad K/L."
     if library is None: library, world_factory = default_library()
-    ks = (k, k) if isinstance(k, int) else tuple(k)
-    if ks[1] > len(library): raise ValueError(f"K={ks[1]} is larger than the library ({len(library)} services)")
+    ks = (k, k) if isinstance(k, int) else tuple(k) if k is not None else (walk_settings()["k"],) * 2
+    base = walk_settings(k=ks[0], l_min=l_min, l_max=l_max, distractors=n_distractors)
+    l_min, l_max, n_distractors = base["l_min"], base["l_max"], base["distractors"]
+    n_auth = sum(is_authorable(s) for s in library.values())
+    if ks[1] > n_auth: raise ValueError(f"K={ks[1]} is larger than the number of authorable services ({n_auth} of {len(library)})")
     if l_max <= ks[0] or l_max < l_min: raise ValueError(f"L={l_min}-{l_max} must allow L > K={ks[0]}")
-    rng = random.Random(seed)
-    tasks, rejected, seen = [], {}, set()
+    if worlds < 1: raise ValueError(f"worlds={worlds} must be >= 1")
+    rng, wseeds = random.Random(seed), _world_seeds(seed, worlds)
+    tasks, rejected, broken, seen, attempts = [], {}, Counter(), set(), 0
+    t0 = time.perf_counter()
     bar = tqdm(total=n, desc="authoring tasks", disable=not progress)
     for _ in range(max_attempts or 10 * n):
         if len(tasks) >= n: break
-        ts = rng.randrange(2**31)
-        kk = rng.randint(*ks)
+        attempts += 1
+        ts, kk, ws = rng.randrange(2**31), rng.randint(*ks), wseeds[rng.randrange(worlds)]
         try:
-            t = author_task(library, ts, kk, max(l_min, kk + 1), l_max, n_distractors, domain, world_factory)
-            errs = admission_errors(t, library)
+            t = author_task(library, ts, kk, max(l_min, kk + 1), l_max, n_distractors, domain, world_factory, world_seed=ws)
+            errs = admission_errors(t, library, rules)
         except AuthoringError as e: errs = [f"{e.rule}: {e}"]
         if not errs and t.id in seen: errs = ["unique: duplicate task"]
         if errs:
-            for e in errs: rejected[e.split(":")[0]] = rejected.get(e.split(":")[0], 0) + 1
+            names = list(dict.fromkeys(e.split(":")[0] for e in errs))
+            rejected[names[0]] = rejected.get(names[0], 0) + 1
+            broken.update(names)
             continue
         seen.add(t.id); tasks.append(t); bar.update(1)
     bar.close()
+    if stats is not None:
+        stats.update(attempts=attempts, admitted=len(tasks), rejected=sum(rejected.values()), rejected_by_rule=dict(rejected),
+                     broken_rules=dict(broken), seconds=time.perf_counter() - t0)
     return tasks, rejected
+
+def synthesis_summary(tasks: list[Task], rejected: dict) -> dict:
+    "`{admitted, rejected, rejected_by_rule}` — the summary `compoworld tasks --json` reports."
+    return {"admitted": len(tasks), "rejected": sum(rejected.values()), "rejected_by_rule": dict(sorted(rejected.items()))}
+
+# %% ../nbs/09_author.ipynb #8eb7f061
+def difficulty_table(tasks: list[Task]) -> dict:
+    "`{by_k, by_l, by_domain, by_k_l, calls_by_l, criteria_by_l}`: task counts (and means per L) of a task set; domains come from `meta['domains']` or are left out."
+    by_k, by_l, by_dom, by_kl, calls, crits = Counter(), Counter(), Counter(), Counter(), {}, {}
+    for t in tasks:
+        K, L = len(t.services), len(t.walk)
+        by_k[K] += 1; by_l[L] += 1; by_kl[f"{K}x{L}"] += 1
+        calls.setdefault(L, []).append(len(t.reference)); crits.setdefault(L, []).append(len(t.rubric))
+        for d in sorted(set(t.meta.get("domains", []))): by_dom[d] += 1
+    mean = lambda xs: round(sum(xs) / len(xs), 2)
+    return {"n": len(tasks), "by_k": dict(sorted(by_k.items())), "by_l": dict(sorted(by_l.items())),
+            "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())),
+            "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())}}
+
+def difficulty_report(tasks: list[Task], out: str | Path | None = None, library: dict | None = None) -> dict:
+    "The difficulty table plus a three-panel bar plot (tasks by K, by L, by domain); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
+    from matplotlib.figure import Figure
+    if library is not None:
+        tasks = [t if t.meta.get("domains") else t.model_copy(update={"meta": {**t.meta, "domains": sorted({library[s].domain for s in t.services if s in library})}}) for t in tasks]
+    tab = difficulty_table(tasks)
+    fig = Figure(figsize=(13, 3.6))
+    for ax, key, title in zip(fig.subplots(1, 3), ("by_k", "by_l", "by_domain"), ("tasks by K", "tasks by L", "tasks by domain")):
+        items = list(tab[key].items())
+        if key == "by_domain": ax.barh([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.invert_yaxis()
+        else: ax.bar([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.set_xlabel(key[3:].upper())
+        ax.set_title(title); ax.tick_params(labelsize=8)
+    fig.tight_layout()
+    path = None
+    if out is not None:
+        path = Path(out); path.parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110)
+    return {**tab, "figure": fig, "path": str(path) if path else None}
+
+def register_cli(subparsers) -> None:
+    "Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object; the parsed args carry `func(args) -> dict`."
+    p = subparsers.add_parser("tasks-report", help="difficulty report of a task set: tasks by K, L and domain, with a plot")
+    p.add_argument("--tasks", required=True, help="a tasks .jsonl file (as written by `compoworld tasks`)")
+    p.add_argument("--out", required=True, help="where to write the PNG plot")
+    p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+    def run(a) -> dict:
+        lines = Path(a.tasks).read_text(encoding="utf-8").splitlines()
+        tasks = [Task.model_validate_json(l) for l in lines if l.strip()]
+        lib, _ = default_library()
+        rep = difficulty_report(tasks, a.out, lib)
+        return {k: v for k, v in rep.items() if k != "figure"}
+    p.set_defaults(func=run)

@@ -14,7 +14,7 @@ from tqdm.auto import tqdm
 from .core import *
 from .trajectory import Trajectory, save_jsonl
 from .task import Task
-from .author import default_library, generate_tasks
+from .author import default_library, generate_tasks, synthesis_summary
 from .harness import *
 from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
@@ -253,8 +253,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("services", help="list the service library")
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
     for x in (d, t, s): x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+    # subcommands registered by their own layers set `func` (a handler returning the JSON summary)
     from compoworld_nb.fidelity import register_cli as _fidelity
-    _fidelity(sub)  # subcommands registered by their own layers set `func` (handler returning the JSON summary)
+    from compoworld_nb.author import register_cli as _tasks_report
+    from compoworld_nb.evaluate import register_cli as _evaluate  # sets `handler` (prints its own output, returns the status)
+    for reg in (_fidelity, _tasks_report, _evaluate): reg(sub)
     return p
 
 def _cmd_tasks(a) -> dict:
@@ -272,7 +275,7 @@ def _cmd_tasks(a) -> dict:
         save_jsonl(tmp.name, tasks); os.replace(tmp.name, out)
     finally:
         if os.path.exists(tmp.name): os.unlink(tmp.name)
-    return {"out": str(out), "tasks_admitted": len(tasks), "tasks_rejected": sum(rej.values()), "rejections_by_rule": rej}
+    return {"out": str(out), **synthesis_summary(tasks, rej)}
 
 def _cmd_services(a) -> dict:
     library, _ = default_library()
@@ -289,13 +292,14 @@ def _cmd_services(a) -> dict:
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `compoworld` console script; returns the exit status."
     a = build_parser().parse_args(argv)
+    if hasattr(a, "handler"): return a.handler(a)
     try:
         if a.cmd == "demo":
             res = run_demo(a.out, a.seed, a.tasks, a.heldout, k=a.k, l_max=a.l_max)
             if not a.json: print(f"wrote {Path(a.out).absolute()}: {res['tasks_admitted']} tasks, policies {json.dumps(res['policies'])}")
         elif a.cmd == "tasks":
             res = _cmd_tasks(a)
-            if not a.json: print(f"wrote {res['tasks_admitted']} tasks to {res['out']}")
+            if not a.json: print(f"wrote {res['admitted']} tasks to {res['out']} ({res['rejected']} rejected: {res['rejected_by_rule']})")
         elif a.cmd == "services": res = _cmd_services(a)
         else: res = a.func(a)
     except CliError as e:

@@ -10,6 +10,7 @@ import re
 from typing import Any, Iterable
 from .core import *
 from .service import *
+from .service import _pair_text
 
 # %% auto #0
 __all__ = ['SEP', 'OPENAI_SEP', 'JointState', 'split_tool', 'to_openai_name', 'from_openai_name', 'ComposedEnv', 'service_hashes',
@@ -82,16 +83,17 @@ class ComposedEnv:
 
 # %% ../nbs/03_compose.ipynb #1a9914e9
 def service_hashes(js: JointState) -> dict[str, str]:
-    "`{service: state_hash(s_i)}`."
-    return {n: state_hash(s) for n, s in js.items()}
+    "`{service: state_hash(s_i)}` (computed by `state_digest`, same values)."
+    return {n: state_digest(s) for n, s in js.items()}
 
 def joint_hash(js: JointState) -> str:
     "Canonical hash of a joint state (order of services and keys never matters)."
     return state_hash(service_hashes(js))
 
-def _records(state) -> dict[str, dict]:
-    d = state.model_dump(mode="json")
-    return {c: d.get(c, {}) for c in type(state).collection_names()}
+def _collections(state) -> dict[str, dict]:
+    return {c: (state.__dict__.get(c) or {}) for c in type(state).collection_names()}
+
+def _dump(r) -> dict: return r.model_dump(mode="json") if hasattr(r, "model_dump") else r
 
 def diff(a: JointState, b: JointState) -> list[dict]:
     "Record-level diff from `a` to `b`: dicts `{service, collection, id, change: added|removed|changed, fields: {name: [before, after]}}`, sorted."
@@ -100,14 +102,17 @@ def diff(a: JointState, b: JointState) -> list[dict]:
         if svc not in a or svc not in b:
             out.append({"service": svc, "collection": None, "id": None, "change": "added" if svc in b else "removed", "fields": {}}); continue
         if a[svc] is b[svc]: continue
-        ra, rb = _records(a[svc]), _records(b[svc])
-        for col in sorted(set(ra) | set(rb)):
-            xa, xb = ra.get(col, {}), rb.get(col, {})
-            for rid in sorted(set(xa) | set(xb)):
-                if rid not in xa: out.append({"service": svc, "collection": col, "id": rid, "change": "added", "fields": {}})
-                elif rid not in xb: out.append({"service": svc, "collection": col, "id": rid, "change": "removed", "fields": {}})
-                elif canonical_json(xa[rid]) != canonical_json(xb[rid]):
-                    f = {k: [xa[rid].get(k), xb[rid].get(k)] for k in sorted(set(xa[rid]) | set(xb[rid]))
-                         if canonical_json(xa[rid].get(k)) != canonical_json(xb[rid].get(k))}
-                    out.append({"service": svc, "collection": col, "id": rid, "change": "changed", "fields": f})
+        ca, cb = _collections(a[svc]), _collections(b[svc])
+        for col in sorted(set(ca) | set(cb)):
+            xa, xb = ca.get(col, {}), cb.get(col, {})
+            for rid in sorted(set(dict.keys(xa)) | set(dict.keys(xb)), key=str):
+                if not dict.__contains__(xa, rid): out.append({"service": svc, "collection": col, "id": str(rid), "change": "added", "fields": {}})
+                elif not dict.__contains__(xb, rid): out.append({"service": svc, "collection": col, "id": str(rid), "change": "removed", "fields": {}})
+                else:
+                    ra, rb = dict.__getitem__(xa, rid), dict.__getitem__(xb, rid)
+                    if ra is rb or _pair_text(str(rid), ra) == _pair_text(str(rid), rb): continue  # cached canonical texts
+                    da, db = _dump(ra), _dump(rb)
+                    f = {k: [da.get(k), db.get(k)] for k in sorted(set(da) | set(db))
+                         if canonical_json(da.get(k)) != canonical_json(db.get(k))}
+                    out.append({"service": svc, "collection": col, "id": str(rid), "change": "changed", "fields": f})
     return out

@@ -110,7 +110,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "grpo": {"n": 8, "epsilon": 0.20, "epsilon_high": 0.28, "beta": 0.0, "lr": 1e-5, "max_steps": 200},  # paper §5.1
     "sft": {"epochs": 3, "batch": 32, "lr": 1e-4},                              # paper §5.1
     "rollout": {"max_steps": 24, "n": 8},
-    "model": {"base_url": "", "name": ""},
+    "model": {"base_url": "", "name": "", "timeout": 60.0, "max_retries": 2},  # seconds per request; retries after a timeout/5xx/429
 }
 
 def _coerce(v: str, like: Any):

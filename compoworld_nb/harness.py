@@ -1,4 +1,4 @@
-"""The four meta-tools, policies (scripted reference, local transformers model), episodes and rollout groups.
+"""The four meta-tools, policies (scripted reference, OpenAI-compatible chat model, local transformers model), episodes, parallel rollout groups and fast scoring of their final states.
 
 Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
@@ -6,19 +6,24 @@ Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
 # %% ../nbs/11_harness.ipynb #f40f7622
 from __future__ import annotations
-import copy, json, random, time
-from concurrent.futures import ThreadPoolExecutor
+import copy, gc, itertools, json, math, random, threading, time
+from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
+import numpy as np
+from pydantic import BaseModel
 from tqdm.auto import tqdm
 from .core import *
-from .service import check_arguments
+from .service import Records, check_arguments, lineage, verified_lineage, _collection_set
 from .compose import *
+from .llm import LLMError, llm_config, make_client, chat
 from .trajectory import Trajectory, TrajectoryStep
+from .rubric import Criterion, Rubric, check, get_path, typed_eq, apply_op
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'Policy', 'ScriptedPolicy',
-           'HFPolicy', 'make_policy', 'decode_arguments', 'run_episode', 'rollout_group', 'TaskEnvironment']
+           'HFPolicy', 'OpenAIPolicy', 'make_policy', 'FinalScorer', 'score_finals', 'final_scorer', 'decode_arguments',
+           'run_episode', 'rollout_group', 'TaskEnvironment']
 
 # %% ../nbs/11_harness.ipynb #253f92a9
 META_TOOLS = [
@@ -50,6 +55,12 @@ class MetaToolEnv:
         self.s0 = s0 if s0 is not None else materialize_s0(task, library)
         self.js = self.s0
         self.steps: list[TrajectoryStep] = []
+        self._hashed: tuple = (None, "")  # (joint state, its hash): a step that changes nothing reuses it
+
+    def joint_hash(self) -> str:
+        "Hash of the current joint state (recomputed only after a step that changed it)."
+        if self._hashed[0] is not self.js: self._hashed = (self.js, joint_hash(self.js))
+        return self._hashed[1]
 
     def list_services(self) -> dict:
         return ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
@@ -70,7 +81,7 @@ class MetaToolEnv:
     def dispatch(self, name: str, arguments: Any) -> dict:
         "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400). Never raises."
         m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)
-        if m is None: return err(400, f"unknown meta-tool {name!r}; use one of {META_NAMES}", "name")
+        if m is None: return err(400, f"unknown meta-tool {str(name)[:60]!r}; use one of {META_NAMES}", "name")
         if arguments is None or arguments == "": arguments = {}
         if not isinstance(arguments, dict):
             return err(400, f"{name} arguments must be an object, got {type(arguments).__name__}: {str(arguments)[:80]!r}", "arguments")
@@ -91,15 +102,19 @@ class MetaToolEnv:
         if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
             try: sim = self.env.get_tool(arguments["tool"]).simulated
             except (KeyError, ValueError): sim = False
-        self.steps.append(TrajectoryStep(call={"name": name, "arguments": arguments}, observation=o,
-                                         state_hash=joint_hash(self.js), simulated=sim, latency=latency))
+        self.record({"name": name, "arguments": arguments}, o, sim, latency)
         return o
 
-    def criteria(self, answer: str | None = None) -> list[int]:
-        "The rubric's b vector on the current joint state."
-        return self.task.v.score(self.js, self.s0, answer)
+    def record(self, call: dict, observation: dict, simulated: bool = False, latency: float = 0.0) -> None:
+        "Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON)."
+        self.steps.append(TrajectoryStep(call=call, observation=observation, state_hash=self.joint_hash(),
+                                         simulated=simulated, latency=latency))
 
-# %% ../nbs/11_harness.ipynb #0448cc17
+    def criteria(self, answer: str | None = None) -> list[int]:
+        "The rubric's b vector on the current joint state (the values of `Rubric.score`, computed by the shared `final_scorer`)."
+        return final_scorer(self.task, self.s0).score(self.js, answer)
+
+# %% ../nbs/11_harness.ipynb #938035f4
 SYSTEM_PROMPT = ("You work in a workspace of services through four tools: list_services, list_tools, describe_tool "
                  "and call_tool. Do what the user asks using call_tool; when you are done, reply with a short final message.")
 
@@ -113,6 +128,7 @@ def _tc(i: int, name: str, args: dict) -> dict:
 
 class ScriptedPolicy:
     "Replays the task's reference calls through `call_tool`; `perturb` in [0,1] is the per-step chance of a seeded fault (drop the step, corrupt an argument, or add a read)."
+    thread_safe = True   # rollouts of a group may run in threads (no shared mutable state)
     def __init__(self, perturb: float = 0.0):
         if not 0 <= perturb <= 1: raise ValueError(f"perturb={perturb!r} must be in [0, 1]")
         self.perturb, self.name = perturb, f"scripted:perturb={perturb}" if perturb else "scripted"
@@ -139,6 +155,7 @@ class ScriptedPolicy:
 
 class HFPolicy:
     "A local transformers model (any HF directory with a chat template) acting through the meta-tools."
+    thread_safe = False  # sampling seeds torch's global generator: run a group's rollouts one at a time (or in processes)
     def __init__(self, model_dir: str, temperature: float = 1.0, max_new_tokens: int = 96, name: str | None = None, model=None,
                  tokenizer=None, tools: list[dict] | None = None):
         from compoworld_nb.tinymodel import load_model
@@ -153,20 +170,249 @@ class HFPolicy:
         return generate_turn(self.model, self.tok, messages, self.tools, max_new_tokens=self.max_new_tokens,
                              temperature=self.temperature, seed=self.seed * 1000 + self.t)
 
+class OpenAIPolicy:
+    "An OpenAI-compatible chat model acting through the meta-tools with native tool calls (endpoint, timeout and retries from `compoworld_nb.llm`)."
+    thread_safe = True   # the HTTP client is shared safely; rollouts of a group wait on the endpoint in parallel
+    def __init__(self, model: str | None = None,   # model name (default: settings `[model] name`)
+                 base_url: str | None = None,      # endpoint (default: environment, then settings)
+                 temperature: float | None = 0.0,  # sampling temperature sent with every turn (None: the endpoint's default)
+                 max_tokens: int | None = None,    # completion budget per turn
+                 timeout: float | None = None,     # seconds per request (default 60)
+                 max_retries: int | None = None,   # SDK retries (default 2)
+                 send_seed: bool = True,           # send `seed` (the rollout seed + turn) for endpoints that honour it
+                 tools: list[dict] | None = None,  # schemas shown to the model (default: the four meta-tools)
+                 client=None, http_client=None, api_key: str | None = None, name: str | None = None):
+        self.cfg = llm_config(model, base_url, timeout, max_retries)
+        self.client = client or make_client(self.cfg, http_client=http_client, api_key=api_key)
+        self.temperature, self.max_tokens, self.send_seed = temperature, max_tokens, send_seed
+        self.tools, self.name = tools or META_TOOLS, name or f"openai:{self.cfg.model}"
+    def reset(self, task: Task, seed: int): self.seed, self.t = seed, 0
+    def act(self, messages: list[dict]) -> dict:
+        "The model's next turn; raises `LLMError` (504 timeout / 503 unavailable) once the client's retries are spent."
+        self.t += 1
+        return chat(self.client, self.cfg.model, messages, self.tools, temperature=self.temperature, max_tokens=self.max_tokens,
+                    seed=self.seed * 1000 + self.t if self.send_seed else None)
+
 def make_policy(spec: str, **kw) -> Policy:
-    "Policy from a spec string: `scripted`, `scripted:perturb=0.3`, `hf:PATH`. Raises ValueError naming an unknown spec."
+    "Policy from a spec string: `scripted`, `scripted:perturb=0.3`, `hf:PATH`, `openai:MODEL` (`kw` go to the policy). Raises ValueError naming a bad spec."
+    if not isinstance(spec, str): raise ValueError(f"policy spec {spec!r} must be a string")
     kind, _, rest = spec.partition(":")
     if kind == "scripted":
         p = 0.0
         if rest:
             key, _, val = rest.partition("=")
             if key != "perturb": raise ValueError(f"policy spec {spec!r}: unknown option {key!r}")
-            p = float(val)
+            try: p = float(val)
+            except ValueError: raise ValueError(f"policy spec {spec!r}: perturb={val!r} is not a number") from None
         return ScriptedPolicy(p)
     if kind == "hf" and rest: return HFPolicy(rest, **kw)
-    raise ValueError(f"unknown policy spec {spec!r}; expected scripted, scripted:perturb=P or hf:PATH")
+    if kind == "openai" and rest: return OpenAIPolicy(rest, **kw)
+    raise ValueError(f"unknown policy spec {spec!r}; expected scripted, scripted:perturb=P, hf:PATH or openai:MODEL")
 
-# %% ../nbs/11_harness.ipynb #938035f4
+# %% ../nbs/11_harness.ipynb #f34d983e
+def _num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+_PLAIN: dict[type, frozenset] = {}
+_NOTHING = object()
+
+def _plain_fields(cls: type) -> frozenset:
+    "Fields of a model class whose JSON-mode dump is the stored value itself when that value is a str/int/bool/None/finite float."
+    s = _PLAIN.get(cls)
+    if s is None:
+        dec = cls.__pydantic_decorators__
+        ser = {f for d in dec.field_serializers.values() for f in d.info.fields}
+        if dec.model_serializers or cls.model_config.get("serialize_by_alias") or "*" in ser or cls.model_computed_fields: s = frozenset()
+        else: s = frozenset(n for n, f in cls.model_fields.items() if not f.exclude and n not in ser)
+        _PLAIN[cls] = s
+    return s
+
+class _CriterionScorer:
+    "b of one criterion over many final joint states that share one s0 (same values as `rubric.check`)."
+    def __init__(self, c: Criterion, s0: JointState, diff_of: Callable, dumps: dict):
+        self.c, self.s0, self.diff_of, self.dumps = c, s0, diff_of, dumps
+        self.where = list(c.where.items())
+        self.recs: dict[int, tuple] = {}     # id(record) -> (record, matches `where`, passes `op`)
+        self.states: dict[int, tuple] = {}   # id(final service state) -> (state, b)
+        self.answers: dict = {}
+        self.bases: dict[int, tuple] = {}    # id(s0 collection) -> (collection, matching ids, passing ids, failing ids)
+
+    def _dump(self, r):
+        e = self.dumps.get(id(r))
+        if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
+        return e[1]
+
+    def _get(self, r, path):
+        "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
+        if path and isinstance(r, BaseModel):
+            cur = r
+            for part in (path.split(".") if "." in path else (path,)):
+                if isinstance(cur, BaseModel) and part in _plain_fields(type(cur)): cur = cur.__dict__.get(part, _NOTHING)
+                elif type(cur) is dict and part in cur: cur = cur[part]
+                else: cur = _NOTHING; break
+            t = type(cur)
+            if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
+        return get_path(self._dump(r), path)
+
+    def _rec(self, r) -> tuple[bool, Any]:
+        e = self.recs.get(id(r))
+        if e is not None and e[0] is r: return e[1], e[2]
+        c, m = self.c, True
+        for k, v in self.where:
+            found, x = self._get(r, k)
+            if not (found and typed_eq(x, v)): m = False; break
+        p = None
+        if m and c.kind == "state" and c.op != "count_eq":
+            p = apply_op("absent", *self._get(r, c.field), c.value) if c.op == "absent" else apply_op(c.op, *self._get(r, c.field), c.value, c.tolerance)
+        self.recs[id(r)] = (r, m, p)
+        return m, p
+
+    def _base(self, s0t: dict) -> tuple:
+        "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
+        e = self.bases.get(id(s0t))
+        if e is not None and e[0] is s0t: return e
+        match, good, bad = set(), set(), set()
+        for k, r in dict.items(s0t):
+            m, p = self._rec(r)
+            if m: match.add(k); (good if p else bad).add(k)
+        e = self.bases[id(s0t)] = (s0t, match, good, bad)
+        return e
+
+    def score(self, final: JointState, answer: str | None) -> int:
+        c = self.c
+        if c.kind == "output":
+            if answer not in self.answers: self.answers[answer] = check(c, final, self.s0, answer)
+            return self.answers[answer]
+        st = final.get(c.service)
+        e = self.states.get(id(st))
+        if e is not None and e[0] is st: return e[1]
+        b = self._score(final, st)
+        self.states[id(st)] = (st, b)
+        return b
+
+    def _table(self, st):
+        if st is None or self.c.collection not in _collection_set(type(st)): return None
+        t = st.__dict__.get(self.c.collection)
+        return t if isinstance(t, dict) else None
+
+    def _score(self, final: JointState, st) -> int:
+        c = self.c
+        ft, s0t = self._table(st), self._table(self.s0.get(c.service))
+        D = self.diff_of(ft, s0t) if ft is not None and s0t is not None else None
+        if D is None: return check(c, final, self.s0, None)
+        _, match, good, bad = self._base(s0t)
+        if c.kind == "unchanged":
+            for k in D:
+                for t in (ft, s0t):
+                    if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0]: return self._unchanged(ft, s0t, D, match)
+            return 1                                               # the same untouched records match in both, in the same order
+        touched = [self._rec(dict.__getitem__(ft, k)) for k in D if dict.__contains__(ft, k)]
+        touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
+        if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
+        if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
+        return int(any(touched) or any(k not in D for k in good))
+
+    def _unchanged(self, ft: dict, s0t: dict, D: set, match: set) -> int:
+        "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `rubric.check` does."
+        def n_differing(t): return sum(1 for k in D if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0])
+        if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
+        def selected(t):
+            return [dict.__getitem__(t, k) for k in dict.keys(t) if (self._rec(dict.__getitem__(t, k))[0] if k in D else k in match)]
+        a, b = selected(s0t), selected(ft)
+        if len(a) != len(b): return 0
+        f = self.c.field
+        for x, y in zip(a, b):
+            if x is y: continue
+            vx, vy = (get_path(self._dump(x), f), get_path(self._dump(y), f)) if f else (self._dump(x), self._dump(y))
+            if canonical_json(vx) != canonical_json(vy): return 0
+        return 1
+
+def _counted_lineage(t: dict):
+    "`lineage(t)` if the id count agrees with it (O(touched)), else None."
+    snap, touched = lineage(t)
+    if not isinstance(t, Records): return snap, touched                 # a plain dict: its own verified snapshot
+    idx = snap.index
+    kept = len(snap) - sum(1 for k in touched if k in idx and not dict.__contains__(t, k))
+    added = sum(1 for k in touched if k not in idx and dict.__contains__(t, k))
+    return (snap, touched) if dict.__len__(t) == kept + added else None
+
+class FinalScorer:
+    """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
+    Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
+    never wrote are scored once); per-final memos are dropped past `max_memo` entries, so a long-lived scorer stays small.
+    `verify=True` also checks every untouched id of a final collection by identity (O(records) per collection)."""
+    def __init__(self, rubric: Rubric | Task, s0: JointState, verify: bool = False, max_memo: int = 200_000):
+        self.rubric = rubric.v if isinstance(rubric, Task) else rubric
+        self.s0, self.max_memo = s0, max_memo
+        self._check = verified_lineage if verify else _counted_lineage
+        self._lineages: dict[int, tuple] = {}
+        self._diffs: dict[tuple, tuple] = {}
+        self._dumps: dict[int, tuple] = {}
+        self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
+
+    def _lineage_of(self, t: dict):
+        e = self._lineages.get(id(t))
+        if e is None or e[0] is not t: e = self._lineages[id(t)] = (t, self._check(t))
+        return e[1]
+
+    def _diff_of(self, ft: dict, s0t: dict) -> set | None:
+        "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
+        e = self._diffs.get((id(ft), id(s0t)))
+        if e is not None and e[0] is ft and e[1] is s0t: return e[2]
+        lf, ls = self._lineage_of(ft), self._lineage_of(s0t)
+        d = None
+        if lf is not None and ls is not None and lf[0] is ls[0]:
+            d = {k for k in (lf[1] | ls[1]) if dict.get(ft, k, _NOTHING) is not dict.get(s0t, k, _NOTHING)}
+        self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
+        return d
+
+    def _trim(self) -> None:
+        if len(self._diffs) + len(self._dumps) + sum(len(s.states) for s in self.scorers) > self.max_memo:
+            self._lineages.clear(); self._diffs.clear(); self._dumps.clear()
+            for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
+
+    def score(self, final: JointState, answer: str | None = None) -> list[int]:
+        "b_i: the (M,) 0/1 list for one final joint state and final answer."
+        self._trim()
+        return [s.score(final, answer) for s in self.scorers]
+
+    def matrix(self, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
+        "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
+        answers = [None] * len(finals) if answers is None else list(answers)
+        if len(answers) != len(finals): raise ValueError(f"answers has {len(answers)} entries for {len(finals)} final states")
+        b = np.zeros((len(finals), len(self.scorers)), dtype=np.int64)
+        gc_was = gc.isenabled(); gc.disable()   # the memos make no reference cycles; spare the loop full collections over all the finals
+        try:
+            for i, (f, a) in enumerate(zip(finals, answers)):
+                self._trim()
+                for j, s in enumerate(self.scorers): b[i, j] = s.score(f, a)
+        finally:
+            if gc_was: gc.enable()
+        return b
+
+def score_finals(rubric: Rubric | Task,             # the rubric (or a task, for its rubric)
+                 finals: list[JointState],          # N final joint states of rollouts from `s0`
+                 s0: JointState,                    # the task's initial joint state they started from
+                 answers: list[str | None] | None = None,  # N final answers (None: no answer)
+                 verify: bool = False,              # also check every untouched id by identity (O(records) per final collection)
+                ) -> np.ndarray:                    # (N, M) int64 matrix of 0/1
+    "The pass matrix b: row i equals `rubric.score(finals[i], s0, answers[i])`, computed once per shared record. ValueError if `answers` has the wrong length."
+    return FinalScorer(rubric, s0, verify).matrix(finals, answers)
+
+_SCORERS: dict[tuple, tuple] = {}
+_SCORERS_LOCK = threading.Lock()
+
+def final_scorer(task: Task, s0: JointState) -> FinalScorer:
+    "The shared `FinalScorer` of (task, s0): the episodes of a rollout group, or a trainer's episodes of one task, reuse it (a small cache, rebuilt if the task's rubric changed)."
+    key, rj = (id(task), id(s0)), canonical_json(task.rubric)
+    e = _SCORERS.get(key)
+    if e is not None and e[0] is task and e[1] is s0 and e[2] == rj: return e[3]
+    sc = FinalScorer(task, s0)
+    with _SCORERS_LOCK:
+        if len(_SCORERS) >= 32: _SCORERS.pop(next(iter(_SCORERS)), None)
+        _SCORERS[key] = (task, s0, rj, sc)
+    return sc
+
+# %% ../nbs/11_harness.ipynb #d5dc33c5
 def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
     "Decode a function-call argument string once (OpenAI format); returns (value, None) or (None, 400 observation)."
     if raw is None or isinstance(raw, dict): return raw, None
@@ -187,34 +433,63 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
         t0 = time.perf_counter()
         try: msg = policy.act(messages)
         except Exception as e:  # a policy failure ends the episode without an answer
-            messages.append({"role": "assistant", "content": f"[policy error: {type(e).__name__}: {e}]"}); truncated = False; break
+            code = f" {e.code}" if isinstance(e, LLMError) else ""
+            messages.append({"role": "assistant", "content": f"[policy error{code}: {type(e).__name__}: {e}]"}); truncated = False; break
         lat = time.perf_counter() - t0
+        if not isinstance(msg, dict): msg = {"role": "assistant", "content": str(msg)}
         calls = msg.get("tool_calls") or []
+        if not isinstance(calls, list): calls = [calls]
         messages.append({k: v for k, v in msg.items() if k in ("role", "content", "tool_calls")})
         if not calls: answer, truncated = msg.get("content") or "", False; break
         for c in calls:
-            f = c.get("function", {})
-            args, e = decode_arguments(f.get("arguments"))
-            o = e if e else None
-            if o is None: o = env.step(f.get("name", ""), args, lat)
-            else: env.steps.append(TrajectoryStep(call={"name": f.get("name", ""), "arguments": f.get("arguments")}, observation=o,
-                                                  state_hash=joint_hash(env.js), latency=lat))
-            messages.append({"role": "tool", "tool_call_id": c.get("id", ""), "name": f.get("name", ""),
-                             "content": canonical_json(o)[:obs_chars]})
+            c = c if isinstance(c, dict) else {"function": c}
+            f = c.get("function")
+            if not isinstance(f, dict):
+                name, raw = "", f
+                o = err(400, f"a tool call must be an object with a function name and arguments, got {str(f)[:80]!r}", "function")
+            else:
+                name, raw = f.get("name"), f.get("arguments")
+                name = name if isinstance(name, str) else ("" if name is None else str(name))
+                args, o = decode_arguments(raw)
+            if o is None: o = env.step(name, args, lat)
+            else: env.record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)
+            messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": canonical_json(o)[:obs_chars]})
             n += 1
     b = env.criteria(answer)
     return Trajectory(task_id=task.id, policy=policy.name, seed=seed, steps=env.steps, final_answer=answer,
                       criteria=b, rewards={"uniform": sum(b) / len(b), "success": float(all(b))},
                       messages=messages, truncated=truncated)
 
-# %% ../nbs/11_harness.ipynb #24989924
+# %% ../nbs/11_harness.ipynb #6b1e7861
+_JOBS: dict[int, tuple] = {}
+_JOB_IDS = itertools.count()
+
+def _job_episode(job: int, i: int) -> Trajectory:
+    task, policy_factory, library, seed, max_steps, s0 = _JOBS[job]
+    return run_episode(task, policy_factory(), library, seed + i, max_steps, s0)
+
 def rollout_group(task: Task, policy_factory: Callable[[], Policy], library: dict, n: int = 8, seed: int = 0,
-                  max_steps: int = 24, workers: int = 1) -> list[Trajectory]:
-    "N trajectories of `task` (seeds seed..seed+N-1); `policy_factory()` gives each rollout its own policy object."
+                  max_steps: int = 24, workers: int | None = None, processes: int = 0) -> list[Trajectory]:
+    """N trajectories of `task` (seeds seed..seed+N-1), in order; `policy_factory()` gives each rollout its own policy.
+    `workers` threads run them (default: up to 8 when the policy says `thread_safe`, else one at a time), or `processes`
+    forked processes; ValueError on a bad count."""
+    for k, v, lo in (("n", n, 1), ("workers", 1 if workers is None else workers, 0), ("processes", processes, 0)):
+        if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise ValueError(f"{k}={v!r} must be an integer >= {lo}")
+    if workers is None:
+        probe = policy_factory()
+        workers = min(n, 8) if getattr(probe, "thread_safe", False) else 1
     s0 = materialize_s0(task, library)
+    if processes:
+        import multiprocessing as mp
+        try: ctx = mp.get_context("fork")
+        except ValueError: raise ValueError("processes= needs the 'fork' start method (Linux); use workers= (threads) on this platform") from None
+        job = next(_JOB_IDS); _JOBS[job] = (task, policy_factory, library, seed, max_steps, s0)
+        try:
+            with ProcessPoolExecutor(min(processes, n), mp_context=ctx) as ex: return list(ex.map(_job_episode, [job] * n, range(n)))
+        finally: _JOBS.pop(job, None)
     def one(i): return run_episode(task, policy_factory(), library, seed + i, max_steps, s0)
     if workers <= 1: return [one(i) for i in range(n)]
-    with ThreadPoolExecutor(workers) as ex: return list(ex.map(one, range(n)))
+    with ThreadPoolExecutor(min(workers, n)) as ex: return list(ex.map(one, range(n)))
 
 # %% ../nbs/11_harness.ipynb #748d1660
 class TaskEnvironment:

@@ -6,14 +6,15 @@ Docs: https://compoworld.github.io/compoworld_nb/rewards.html.md"""
 
 # %% ../nbs/12_rewards.ipynb #7538ba17
 from __future__ import annotations
-import inspect, math, numbers
+import functools, inspect, math, numbers
 from typing import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
 # %% auto #0
 __all__ = ['REWARDS', 'check_passes', 'uniform', 'success', 'pass_rates', 'completion_weights', 'completion_focused',
-           'advantages', 'alpha', 'register_reward', 'get_reward', 'reward_table', 'group_rewards']
+           'advantages', 'alpha', 'register_reward', 'get_reward', 'reward_table', 'group_rewards', 'check_pass_batch',
+           'advantages_batch', 'batch_rewards']
 
 # %% ../nbs/12_rewards.ipynb #dde68423
 def check_passes(b: ArrayLike, # (N, M) 0/1 criterion passes: N trajectories, M criteria
@@ -154,9 +155,15 @@ for _n, _f in [("uniform", uniform), ("success", success), ("completion_focused"
 
 # %% ../nbs/12_rewards.ipynb #94db3708
 def _accepts(f: Callable) -> tuple[set, bool]:
-    "Keyword names `f` takes, and whether it takes **kwargs."
+    "Keyword names `f` takes, and whether it takes **kwargs (cached per function: `inspect.signature` is slow)."
+    try: return _accepts_cached(f)
+    except TypeError: return _signature_names(f)  # an unhashable callable
+
+def _signature_names(f: Callable) -> tuple[frozenset, bool]:
     ps = inspect.signature(f).parameters.values()
-    return {p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}, any(p.kind == p.VAR_KEYWORD for p in ps)
+    return frozenset(p.name for p in ps if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)), any(p.kind == p.VAR_KEYWORD for p in ps)
+
+_accepts_cached = functools.lru_cache(maxsize=256)(_signature_names)
 
 def _call_reward(name: str, b: np.ndarray, kw: dict) -> np.ndarray:
     "Call reward `name` with the keywords it takes and check it returns (N,) finite values."
@@ -193,3 +200,67 @@ def group_rewards(b: ArrayLike, # (N, M) 0/1 criterion passes of one rollout gro
     w = completion_weights(a, lam, weights)
     R = _call_reward(kind, a, {"lam": lam, "weights": weights})
     return {"R": R, "advantages": advantages(R, delta), "p": a.mean(axis=0), "w": w, "alpha": w / w.sum()}
+
+# %% ../nbs/12_rewards.ipynb #91fdf32c
+def check_pass_batch(b: ArrayLike, # (G, N, M) 0/1 passes of G groups
+                    ) -> np.ndarray: # (G, N, M) float64
+    "Validate stacked pass matrices; ValueError naming a bad shape or the first bad entry b[g, i, j]."
+    try: a = np.asarray(b)
+    except (ValueError, TypeError) as e: raise ValueError(f"b must be a rectangular (G, N, M) array of 0/1 passes: {e}") from None
+    if a.dtype == object or not (a.dtype == bool or np.issubdtype(a.dtype, np.number)) or np.iscomplexobj(a):
+        raise ValueError(f"b must hold 0/1 numbers or bools; got dtype {a.dtype}")
+    if a.ndim != 3 or 0 in a.shape: raise ValueError(f"b must be 3-D (G groups, N trajectories, M criteria), none of them 0; got shape {a.shape}")
+    a = a.astype(np.float64)
+    bad = ~np.isfinite(a) | ((a != 0) & (a != 1))
+    if bad.any():
+        g, i, j = np.argwhere(bad)[0]
+        raise ValueError(f"b has {int(bad.sum())} entries that are not 0 or 1, first b[{g}, {i}, {j}] = {a[g, i, j]}")
+    return a
+
+def _weighted_mean_batch(a: np.ndarray, w: np.ndarray) -> np.ndarray:
+    "`_weighted_mean` for (G, N, M) passes and (G, M) or (M,) weights."
+    w = np.broadcast_to(w, (a.shape[0], a.shape[2]))
+    u = w / w.max(axis=-1, keepdims=True)
+    r = np.clip((a * u[:, None, :]).sum(axis=-1) / u.sum(axis=-1)[:, None], 0.0, np.nextafter(1.0, 0.0))
+    r[a.all(axis=-1)] = 1.0
+    return r
+
+def advantages_batch(R: np.ndarray, delta: float = 1e-6) -> np.ndarray:
+    "`advantages` of each row of a (G, N) reward array (Eq. 6); raises ValueError on non-finite rewards or a bad `delta`."
+    delta = _check_scalar("delta", delta, positive=False)
+    r = np.asarray(R, dtype=np.float64)
+    if r.ndim != 2 or r.size == 0 or not np.isfinite(r).all(): raise ValueError(f"R must be a finite (G, N) array; got shape {r.shape}")
+    d = r - r.mean(axis=1, keepdims=True)
+    sigma = np.sqrt(np.mean(d * d, axis=1))
+    const = sigma <= 1e-12 * np.maximum(1.0, np.abs(r).max(axis=1))
+    out = d / (sigma + delta)[:, None]
+    out[const] = 0.0
+    return out
+
+def batch_rewards(b: ArrayLike, # (G, N, M) 0/1 passes of G rollout groups
+                  kind: str = "completion_focused", # the reward whose advantages are returned
+                  lam: float = 0.01, # λ > 0 (Eq. 5)
+                  delta: float = 1e-6, # δ >= 0 (Eq. 6)
+                  weights: ArrayLike | None = None, # optional (M,) static criterion weights > 0
+                  names: list[str] | None = None, # rewards to compute; None = every registered reward
+                 ) -> dict: # {"rewards": {name: (G, N)}, "R": (G, N), "advantages": (G, N), "p", "w", "alpha": (G, M)}
+    "Per group, what `reward_table` and `group_rewards` give, for G groups at once; raises ValueError / KeyError like them."
+    a = check_pass_batch(b)
+    lam = _check_scalar("lam", lam, positive=True)
+    s = _check_weights(weights, a.shape[2])
+    names = list(REWARDS) if names is None else list(names)
+    for n in names + [kind]: get_reward(n)
+    p = a.mean(axis=1)
+    w = lam + (1.0 - p)
+    if s is not None: w = s * w
+    builtin = {"uniform": lambda: _weighted_mean_batch(a, np.ones(a.shape[2]) if s is None else s),
+               "success": lambda: a.all(axis=-1).astype(np.float64),
+               "completion_focused": lambda: _weighted_mean_batch(a, w)}
+    kw = {"lam": lam, "weights": weights}
+    out = {}
+    for n in dict.fromkeys(names + [kind]):
+        f = REWARDS[n]
+        if n in builtin and f is globals().get(n): out[n] = builtin[n]()
+        else: out[n] = np.stack([_call_reward(n, a[g], kw) for g in range(a.shape[0])])
+    return {"rewards": {n: out[n] for n in names}, "R": out[kind], "advantages": advantages_batch(out[kind], delta),
+            "p": p, "w": w, "alpha": w / w.sum(axis=-1, keepdims=True)}

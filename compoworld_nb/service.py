@@ -6,7 +6,10 @@ Docs: https://compoworld.github.io/compoworld_nb/service.html.md"""
 
 # %% ../nbs/01_service.ipynb #5db3e89b
 from __future__ import annotations
-import inspect, json, typing
+import copy, hashlib, inspect, json, threading, typing, weakref
+from bisect import bisect_left
+from itertools import repeat
+from operator import is_
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 from fastcore.docments import docments
@@ -14,12 +17,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from .core import *
 
 # %% auto #0
-__all__ = ['Record', 'State', 'Tool', 'make_tool', 'to_jsonable', 'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
+__all__ = ['Record', 'State', 'Tool', 'make_tool', 'clone_value', 'same_value', 'Snapshot', 'snapshot', 'Records', 'lineage',
+           'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text', 'state_digest', 'to_jsonable',
+           'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
 
 # %% ../nbs/01_service.ipynb #61cbabac
+_TEXT: dict[int, tuple] = {}  # id(record) -> (weakref to it, its key, b'"key":canonical text'); see `state_digest`
+_COLLECTION_NAMES: dict[type, list] = {}
+_WRITES = [0]                 # assignments to records whose text was cached (invalidates the collection caches)
+
 class Record(BaseModel):
-    "Base of every record: unknown fields refused, assignments validated."
+    "Base of every record: unknown fields refused, assignments validated (an assignment also drops the record's cached canonical text, see `state_digest`)."
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    def __setattr__(self, name: str, value: Any):
+        if _TEXT.pop(id(self), None) is not None: _WRITES[0] += 1
+        super().__setattr__(name, value)
 
 class State(BaseModel):
     "Base of every service state: record collections as `dict[str, Record]` fields, plus seed, id counters and the frozen clock (seconds since `EPOCH`)."
@@ -42,14 +55,17 @@ class State(BaseModel):
 
     @classmethod
     def collection_names(cls) -> list[str]:
-        "Names of fields that hold record collections (`dict[str, Record]`)."
-        out = []
-        for n, f in cls.model_fields.items():
-            a = f.annotation
-            if typing.get_origin(a) is dict:
-                args = typing.get_args(a)
-                if len(args) == 2 and inspect.isclass(args[1]) and issubclass(args[1], BaseModel): out.append(n)
-        return out
+        "Names of fields that hold record collections (`dict[str, Record]`), in field order (computed once per class)."
+        out = _COLLECTION_NAMES.get(cls)
+        if out is None:
+            out = []
+            for n, f in cls.model_fields.items():
+                a = f.annotation
+                if typing.get_origin(a) is dict:
+                    args = typing.get_args(a)
+                    if len(args) == 2 and inspect.isclass(args[1]) and issubclass(args[1], BaseModel): out.append(n)
+            _COLLECTION_NAMES[cls] = out
+        return list(out)
 
 # %% ../nbs/01_service.ipynb #1cff99db
 def _clean_schema(s: dict, required: set) -> dict:
@@ -108,6 +124,274 @@ def make_tool(fn: Callable, name: str | None = None, read_only: bool = False, si
     return Tool(name or fn.__name__, fn, desc, model, _clean_schema(model.model_json_schema(), required), read_only, simulated)
 
 # %% ../nbs/01_service.ipynb #80e8f85a
+_ATOM_TYPES = frozenset({str, int, float, bool, type(None), bytes})
+_COLLECTIONS: dict[type, frozenset] = {}
+
+def clone_value(v: Any) -> Any:
+    "A private deep copy of `v`: lists, dicts, sets, tuples and pydantic models (fields, fields-set, extras, privates) are copied, immutable scalars shared; anything else goes through `copy.deepcopy`."
+    t = type(v)
+    if t in _ATOM_TYPES: return v
+    if t is list: return [clone_value(x) for x in v]
+    if t is dict: return {k: clone_value(x) for k, x in v.items()}
+    if isinstance(v, BaseModel):
+        new = t.__new__(t)
+        object.__setattr__(new, "__dict__", {k: clone_value(x) for k, x in v.__dict__.items()})
+        object.__setattr__(new, "__pydantic_fields_set__", set(v.__pydantic_fields_set__))
+        object.__setattr__(new, "__pydantic_extra__", None if v.__pydantic_extra__ is None else clone_value(v.__pydantic_extra__))
+        object.__setattr__(new, "__pydantic_private__", None if v.__pydantic_private__ is None else copy.deepcopy(v.__pydantic_private__))
+        return new
+    if t is tuple: return tuple(clone_value(x) for x in v)
+    if t is set: return {clone_value(x) for x in v}
+    return copy.deepcopy(v)
+
+def same_value(a: Any, b: Any) -> bool:
+    "Structural equality strict enough that equal values have equal canonical JSON: types must match (True is not 1, 1 is not 1.0); models compare fields, extras and privates."
+    t = type(a)
+    if t is not type(b): return False
+    if t in _ATOM_TYPES: return a == b
+    if t is list or t is tuple: return len(a) == len(b) and all(map(same_value, a, b))
+    if t is dict: return a.keys() == b.keys() and all(same_value(v, b[k]) for k, v in a.items())
+    if isinstance(a, BaseModel):
+        return (same_value(a.__dict__, b.__dict__) and same_value(a.__pydantic_extra__, b.__pydantic_extra__)
+                and a.__pydantic_private__ == b.__pydantic_private__)
+    return a == b
+
+def _collection_set(cls: type) -> frozenset:
+    s = _COLLECTIONS.get(cls)
+    if s is None: s = _COLLECTIONS[cls] = frozenset(cls.collection_names())
+    return s
+
+class Snapshot:
+    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`pairs`, the records' canonical texts, are filled in when a hash needs them)."
+    __slots__ = ("keys", "recs", "pairs", "gen", "_index")
+    def __init__(self, keys: list, recs: list): self.keys, self.recs, self.pairs, self.gen, self._index = keys, recs, None, -1, None
+    def __len__(self): return len(self.keys)
+    def __repr__(self): return f"Snapshot({len(self.keys)} records)"
+    @property
+    def index(self) -> dict:
+        "id -> position in `keys`."
+        if self._index is None: self._index = {k: i for i, k in enumerate(self.keys)}
+        return self._index
+    def holds(self, coll: dict) -> bool:
+        "True if `coll` has exactly these ids, each mapped to the very same record object (O(n), at C speed)."
+        return dict.__len__(coll) == len(self.keys) and all(map(is_, map(dict.get, repeat(coll), self.keys), self.recs))
+
+_SNAPS: dict[int, tuple] = {}  # id(collection) -> (collection, Snapshot); the last snapshot taken of a lineage root
+_SNAPS_MAX, _SNAPS_LOCK = 256, threading.Lock()
+
+def snapshot(coll: dict) -> Snapshot:
+    "The snapshot of a plain collection: reused while the collection still holds the same records (checked by identity), else taken anew."
+    e = _SNAPS.get(id(coll))
+    if e is not None and e[0] is coll and e[1].holds(coll): return e[1]
+    keys = sorted(dict.keys(coll), key=str)
+    snap = Snapshot(keys, [dict.__getitem__(coll, k) for k in keys])
+    with _SNAPS_LOCK:
+        if len(_SNAPS) >= _SNAPS_MAX: _SNAPS.pop(next(iter(_SNAPS)), None)
+        _SNAPS[id(coll)] = (coll, snap)
+    return snap
+
+class Records(dict):
+    """A committed record collection: a plain dict (read at C speed) that also keeps its lineage:
+    `snap`, the `Snapshot` of the collection its rollout started from, and `touched`, a superset of
+    the ids whose record may differ from `snap`'s; its mutators keep that true. `copy.copy`,
+    `copy.deepcopy` and pickling give plain dicts."""
+    __slots__ = ("snap", "touched", "_own", "_gone")
+
+    def __setitem__(self, k, v): dict.__setitem__(self, k, v); self.touched.add(k)
+    def __delitem__(self, k): dict.__delitem__(self, k); self.touched.add(k)
+    def pop(self, k, *default): self.touched.add(k); return dict.pop(self, k, *default)
+    def popitem(self):
+        k, v = dict.popitem(self); self.touched.add(k); return k, v
+    def setdefault(self, k, default=None):
+        if not dict.__contains__(self, k): self[k] = default
+        return self[k]
+    def update(self, *a, **kw):
+        for k, v in dict(*a, **kw).items(): self[k] = v
+    def __ior__(self, other): self.update(other); return self
+    def clear(self): self.touched.update(dict.keys(self)); dict.clear(self)
+    def copy(self) -> dict: return dict(dict.items(self))
+    def __copy__(self) -> dict: return self.copy()
+    def __deepcopy__(self, memo) -> dict: return {k: copy.deepcopy(v, memo) for k, v in dict.items(self)}
+    def __reduce__(self): return (dict, (dict(dict.items(self)),))
+
+def lineage(coll: dict) -> tuple[Snapshot, set]:
+    "`(snapshot, touched)`: what `coll` descends from and the ids that may differ from it. A plain dict is its own (current) snapshot with nothing touched."
+    if isinstance(coll, Records) and coll.snap is not None: return coll.snap, coll.touched
+    return snapshot(coll), set()
+
+def verified_lineage(coll: dict) -> tuple[Snapshot, set] | None:
+    """`lineage(coll)` checked by identity: every id outside `touched` still holds the snapshot's record and no
+    other id was added. None if the check fails (the collection was edited around its bookkeeping, e.g. through
+    `dict.__setitem__`). O(n) at C speed."""
+    snap, touched = lineage(coll)
+    if not touched: return (snap, touched) if snap.holds(coll) else None
+    keys, idx = snap.keys, snap.index
+    same = list(map(is_, map(dict.get, repeat(coll), keys), snap.recs))
+    if same.count(False) > len(touched): return None
+    i = -1
+    while True:
+        try: i = same.index(False, i + 1)
+        except ValueError: break
+        if keys[i] not in touched: return None
+    kept = len(keys) - sum(1 for k in touched if k in idx and not dict.__contains__(coll, k))
+    added = sum(1 for k in touched if k not in idx and dict.__contains__(coll, k))
+    return (snap, touched) if dict.__len__(coll) == kept + added else None
+
+class _View:
+    "Lazy `values()` / `items()` of a `CowRecords`: each record is copied when the iteration reaches it."
+    __slots__ = ("_d", "_items")
+    def __init__(self, d, items): self._d, self._items = d, items
+    def __len__(self): return dict.__len__(self._d)
+    def __iter__(self):
+        d = self._d
+        for k in list(dict.keys(d)):
+            if dict.__contains__(d, k): yield (k, d._take(k)) if self._items else d._take(k)
+    def __reversed__(self): return reversed(list(self))
+    def __contains__(self, x): return any(x == y for y in self)
+    def __repr__(self): return f"{'items' if self._items else 'values'}({list(self)!r})"
+
+_ABSENT = object()  # marks an id that had no record before the call
+
+class CowRecords(Records):
+    """The collection a tool sees during one call: starts as a copy of the ids → records table of the
+    state's collection (sharing the record objects) and copies a record the first time it is read
+    through the mapping, so in-place edits never reach the shared record. On commit (`settle`) a copy
+    that ended up equal to its original gives way to the original again, so `touched` names only ids
+    that really changed (or were deleted), and unchanged records stay shared."""
+    __slots__ = ()
+
+    @classmethod
+    def over(cls, base: dict) -> "CowRecords":
+        "A copy-on-write collection over `base` (O(len(base)) pointer copies, no record copies), inheriting its lineage."
+        t = cls(base)
+        snap, touched = lineage(base)
+        t.snap, t.touched, t._own, t._gone = snap, set(touched), {}, set()
+        return t
+
+    def _take(self, k):
+        v = dict.__getitem__(self, k)
+        if k not in self._own:
+            self._own[k] = v; v = clone_value(v); dict.__setitem__(self, k, v)
+        return v
+
+    def __getitem__(self, k): return self._take(k)
+    def get(self, k, default=None): return self._take(k) if dict.__contains__(self, k) else default
+    def __setitem__(self, k, v):
+        if k not in self._own: self._own[k] = dict.get(self, k, _ABSENT)
+        dict.__setitem__(self, k, v)
+    def __delitem__(self, k):
+        dict.__delitem__(self, k); self.touched.add(k); self._gone.add(k)   # a deleted id stays touched (its position may change)
+    def pop(self, k, *default):
+        if not dict.__contains__(self, k): return dict.pop(self, k, *default)
+        v = self._take(k); self.__delitem__(k); return v
+    def popitem(self):
+        if not dict.__len__(self): raise KeyError("popitem(): dictionary is empty")
+        k = next(reversed(dict.keys(self))); return k, self.pop(k)
+    def setdefault(self, k, default=None):
+        if dict.__contains__(self, k): return self._take(k)
+        self[k] = default; return default
+    def values(self): return _View(self, False)
+    def items(self): return _View(self, True)
+    def __iter__(self): return iter(list(dict.keys(self)))  # also routes dict(x), {**x} and update(x) through __getitem__
+    def clear(self): self._gone.update(dict.keys(self)); Records.clear(self)
+    def copy(self) -> dict: return {k: v for k, v in self.items()}
+    def __copy__(self) -> dict: return self.copy()
+
+    def settle(self) -> None:
+        "Commit: ids whose record equals (`same_value`) the one before the call get the original object back; the others join `touched`."
+        for k, orig in self._own.items():
+            cur = dict.get(self, k, _ABSENT)
+            if cur is orig or k in self._gone: continue           # deleted ids are touched already (and may have moved)
+            if cur is not _ABSENT and orig is not _ABSENT and same_value(cur, orig): dict.__setitem__(self, k, orig)  # share again
+            else: self.touched.add(k)
+        self._own = self._gone = None
+        self.__class__ = Records
+
+def cow_view(state: State) -> State:
+    "A writable copy of `state` for one tool call: record collections become `CowRecords` over the state's own, every other field is cloned. Costs O(fields + ids); no record is copied until the tool reads it."
+    new = state.__copy__()
+    d, cols = new.__dict__, _collection_set(type(state))
+    for k, v in d.items(): d[k] = CowRecords.over(v) if k in cols and isinstance(v, dict) else clone_value(v)
+    return new
+
+def commit_view(view: State) -> State:
+    "Seal a view after a successful call: its `CowRecords` settle into `Records` (O(records the call copied)); returns the view, now a new state value."
+    for k in _collection_set(type(view)):
+        t = view.__dict__.get(k)
+        if type(t) is CowRecords: t.settle()
+    return view
+
+# %% ../nbs/01_service.ipynb #dc22851a
+def _forget(i: int, ref, _text: dict = _TEXT) -> None:
+    "Weakref callback: drop a dead record's cached text (`_text` is bound at definition, so it also works at interpreter exit)."
+    e = _text.get(i)
+    if e is not None and e[0] is ref: _text.pop(i, None)
+
+def _pair_text(k: str, r: Any) -> bytes:
+    "UTF-8 bytes of `\"k\":<canonical JSON of r>`, cached for `Record` objects."
+    e = _TEXT.get(id(r))
+    if e is not None and e[1] == k and e[0]() is r: return e[2]
+    text = (json.dumps(k, ensure_ascii=False) + ":" + canonical_json(r)).encode("utf-8")
+    if isinstance(r, Record):
+        i = id(r); _TEXT[i] = (weakref.ref(r, lambda ref, i=i, f=_forget: f(i, ref)), k, text)
+    return text
+
+def _snap_pairs(snap: Snapshot) -> list[bytes]:
+    if snap.pairs is None or snap.gen != _WRITES[0]:
+        g = _WRITES[0]; snap.pairs = [_pair_text(str(k), r) for k, r in zip(snap.keys, snap.recs)]; snap.gen = g
+    return snap.pairs
+
+def _full_pairs(t: dict) -> list[bytes]:
+    return [_pair_text(str(k), dict.__getitem__(t, k)) for k in sorted(dict.keys(t), key=str)]
+
+def _coll_pairs(t: dict) -> list[bytes]:
+    "Pair texts of collection `t` in id order: its snapshot's list with the touched ids patched in."
+    if not isinstance(t, Records) or t.snap is None: return _snap_pairs(snapshot(t))
+    v = verified_lineage(t)
+    if v is None: return _full_pairs(t)                      # lineage broken (a collection edited by hand): no shortcut
+    snap, touched = v
+    keys, pairs, idx = snap.keys, _snap_pairs(snap), snap.index
+    changed = sorted(idx[k] for k in touched if k in idx)
+    added = sorted((k for k in touched if k not in idx and dict.__contains__(t, k)), key=str)
+    if not changed and not added: return pairs
+    out = list(pairs)
+    for i in changed: out[i] = _pair_text(str(keys[i]), dict.__getitem__(t, keys[i])) if dict.__contains__(t, keys[i]) else None
+    if added:
+        ks = list(keys)
+        for k in added:
+            j = bisect_left(ks, str(k), key=str); ks.insert(j, k); out.insert(j, _pair_text(str(k), dict.__getitem__(t, k)))
+    return [p for p in out if p is not None]
+
+_KEYS: dict[str, bytes] = {}
+
+def _chunks(state: State):
+    "The state's canonical JSON as a sequence of byte chunks (no chunk larger than ~64 records)."
+    cols = _collection_set(type(state))
+    d = state.__dict__
+    parts = {k: canonical_json(v).encode("utf-8") for k, v in state.model_dump(mode="json", exclude=set(cols)).items()}
+    for c in cols: parts[c] = None if d.get(c) is None else _coll_pairs(d[c])
+    for n, k in enumerate(sorted(parts)):
+        kb = _KEYS.get(k) or _KEYS.setdefault(k, json.dumps(k, ensure_ascii=False).encode("utf-8"))
+        yield (b"{" if n == 0 else b",") + kb + b":"
+        v = parts[k]
+        if isinstance(v, bytes): yield v; continue
+        if v is None: yield b"null"; continue
+        yield b"{"
+        for i in range(0, len(v), 64): yield (b"," if i else b"") + b",".join(v[i:i + 64])
+        yield b"}"
+    yield b"}" if parts else b"{}"
+
+def state_text(state: State) -> str:
+    "`canonical_json(state)`, assembled from cached per-record texts (identical output)."
+    return b"".join(_chunks(state)).decode("utf-8")
+
+def state_digest(state: State) -> str:
+    "SHA-256 hex digest (64 chars) of the state's canonical JSON, equal to `core.state_hash(state)`; per-record texts are cached."
+    h = hashlib.sha256()
+    for c in _chunks(state): h.update(c)
+    return h.hexdigest()
+
+# %% ../nbs/01_service.ipynb #01c408ba
 def to_jsonable(o: Any) -> Any:
     "Observation data as plain JSON values (pydantic models dumped in JSON mode)."
     if isinstance(o, BaseModel): return o.model_dump(mode="json")
@@ -178,12 +462,13 @@ class Service:
         if t.simulated and self.world_model is None:
             return state, err(501, f"{self.name}.{tool} is simulated by a world model and none is configured")
         if t.simulated: return self.world_model(self, state, t, kwargs)
-        new = state if t.read_only else state.model_copy(deep=True)
+        new = state if t.read_only else cow_view(state)
         try: data = t.fn(new, **kwargs)
         except ToolError as x: return state, x.observation()
         except ValidationError as x:
             msg, arg = _validation_message(x); return state, err(422, f"the change would make the state invalid: {msg}", arg)
         except Exception as x: return state, err(500, f"{type(x).__name__}: {x}")
+        if new is not state: commit_view(new)
         return new, ok(to_jsonable(data))
 
 # %% ../nbs/01_service.ipynb #1c1e8109

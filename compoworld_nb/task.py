@@ -6,17 +6,27 @@ Docs: https://compoworld.github.io/compoworld_nb/task.html.md"""
 
 # %% ../nbs/08_task.ipynb #6e26f6f6
 from __future__ import annotations
-import functools, re, typing
-from typing import Any
+import calendar as _calendar, functools, re, typing
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import SimpleNamespace
+from typing import Any, Callable, Iterator
 from pydantic import BaseModel, ConfigDict, Field
 from .core import *
-from .service import Service, State
+from .service import Service, State, cow_view, commit_view
 from .compose import *
-from .walk import DependencyGraph
-from .rubric import Rubric, Criterion
+from .walk import DependencyGraph, check_walk
+from .toolgraph import is_id_name, name_slot, singular
+import jsonschema
+from .rubric import Rubric, Criterion, CRITERION_SCHEMA, check, typed_eq, text_contains, numbers_in, get_path
 
 # %% auto #0
-__all__ = ['Task', 'record_model', 'apply_overrides', 'task_env', 'materialize_s0', 'probe', 'names_tools', 'admission_errors']
+__all__ = ['ADMISSION_RULES', 'Task', 'load_rubric', 'record_model', 'apply_overrides', 'task_env', 'state_hash_cached',
+           'joint_hash_cached', 'materialize_s0', 'ProbeRun', 'memo_call', 'env_call', 'run_calls', 'probe',
+           'has_token', 'fact_like', 'tokens', 'Facts', 'facts_of', 'union', 'state_facts', 'documented_values',
+           'WrongWrite', 'collections_of', 'record_changes', 'Admission', 'admission_rule', 'names_tools',
+           'generated_id', 'admission_errors']
 
 # %% ../nbs/08_task.ipynb #cb6c991b
 class Task(BaseModel):
@@ -40,7 +50,26 @@ class Task(BaseModel):
     @property
     def G(self) -> DependencyGraph: return DependencyGraph.from_json(self.graph)
     @property
-    def v(self) -> Rubric: return Rubric.load(self.rubric)
+    def v(self) -> Rubric: return load_rubric(self.rubric)
+
+_VALIDATOR = jsonschema.Draft202012Validator(CRITERION_SCHEMA)
+_RUBRICS: OrderedDict = OrderedDict()
+
+def load_rubric(rows: list[dict]) -> Rubric:
+    "`Rubric.load(rows)` with the criterion schema compiled once and the result memoised by the rows' canonical JSON (jsonschema.ValidationError / ValueError as `Rubric.load`)."
+    key = canonical_json(rows)
+    r = _RUBRICS.get(key)
+    if r is not None: return r
+    for d in rows:
+        if not _VALIDATOR.is_valid(d): raise jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(d))
+    cs = [Criterion.model_validate(d) for d in rows]
+    seen = set()
+    for c in cs:
+        if c.id in seen: raise ValueError(f"duplicate criterion id {c.id!r}")
+        seen.add(c.id)
+    r = _RUBRICS[key] = _RUBRICS[canonical_json(r_json := [c.to_json() for c in cs])] = Rubric(criteria=cs)
+    while len(_RUBRICS) > 1024: _RUBRICS.popitem(last=False)
+    return r
 
 # %% ../nbs/08_task.ipynb #cf85b566
 @functools.lru_cache(maxsize=512)
@@ -52,17 +81,16 @@ def record_model(state_cls: type[State], collection: str) -> type:
     return typing.get_args(state_cls.model_fields[collection].annotation)[1]
 
 def apply_overrides(js: JointState, overrides: dict) -> JointState:
-    "A new joint state with `overrides` ({service: {collection: {id: record}}}) upserted through the record models."
+    "A new joint state with `overrides` ({service: {collection: {id: record}}}) upserted through the record models (KeyError for an unknown service or collection, pydantic ValidationError for a bad record)."
     out = dict(js)
     for svc, cols in overrides.items():
         if svc not in out: raise KeyError(f"override for unknown service {svc!r}")
-        st = out[svc].model_copy(deep=True)
+        st = cow_view(out[svc])
         for col, recs in cols.items():
             R = record_model(type(st), col)
-            d = dict(getattr(st, col))
+            d = st.__dict__[col]
             for rid, rec in recs.items(): d[rid] = R.model_validate(rec)
-            setattr(st, col, d)
-        out[svc] = st
+        out[svc] = commit_view(st)
     return out
 
 def task_env(task: Task, library: dict) -> ComposedEnv:
@@ -71,60 +99,835 @@ def task_env(task: Task, library: dict) -> ComposedEnv:
     if miss: raise KeyError(f"services {miss} are not in the library")
     return ComposedEnv([library[n] for n in task.services + task.distractors])
 
+_DIGESTS: OrderedDict = OrderedDict()
+
+def state_hash_cached(state: State) -> str:
+    "`state_hash(state)` memoised per state object (states are values: never changed after a transition returns them)."
+    e = _DIGESTS.get(id(state))
+    if e is not None and e[0] is state: return e[1]
+    h = service_hashes({"s": state})["s"]
+    _DIGESTS[id(state)] = (state, h)
+    while len(_DIGESTS) > 4096: _DIGESTS.popitem(last=False)
+    return h
+
+def joint_hash_cached(js: JointState) -> str:
+    "`compose.joint_hash(js)` with per-service digests memoised per state object (same value)."
+    return state_hash({n: state_hash_cached(s) for n, s in js.items()})
+
+_S0_CACHE: OrderedDict = OrderedDict()
+
 def materialize_s0(task: Task, library: dict, check: bool = True) -> JointState:
-    "The task's s0: seeded fixtures + overrides; ValueError if its hash differs from `task.s0_hash` (when `check`)."
+    "The task's s0: seeded fixtures + overrides; ValueError if its hash differs from `task.s0_hash` (when `check`). Memoised by the overrides' content (and, as a shortcut, by the overrides object, which must not be mutated)."
     env = task_env(task, library)
-    js = {n: _fixture(s, task.s0["seed"]) for n, s in env.services.items()}
-    js = apply_overrides(js, task.s0.get("overrides", {}))
-    if check and joint_hash(js) != task.s0_hash:
-        raise ValueError(f"task {task.id}: materialised s0 hash {joint_hash(js)[:12]} != recorded {task.s0_hash[:12]}")
+    ov = task.s0.get("overrides", {})
+    svcs = tuple(id(s) for s in env.services.values())
+    hit = _S0_CACHE.get((svcs, task.s0["seed"], id(ov)))
+    if hit is not None and hit[0] is ov: js = hit[1]
+    else:
+        key = (svcs, task.s0["seed"], canonical_json(ov))
+        js = _S0_CACHE.get(key)
+        if js is None:
+            js = _S0_CACHE[key] = apply_overrides({n: _fixture(s, task.s0["seed"]) for n, s in env.services.items()}, ov)
+        _S0_CACHE[(svcs, task.s0["seed"], id(ov))] = (ov, js)
+        while len(_S0_CACHE) > 512: _S0_CACHE.popitem(last=False)
+    if check and joint_hash_cached(js) != task.s0_hash:
+        raise ValueError(f"task {task.id}: materialised s0 hash {joint_hash_cached(js)[:12]} != recorded {task.s0_hash[:12]}")
     return js
 
-# %% ../nbs/08_task.ipynb #16dcb781
+# %% ../nbs/08_task.ipynb #fd243452
+@dataclass
+class ProbeRun:
+    "The probe of a call sequence: `states[i]` is the joint state before call i (`states[-1]` = the final state), `obs[i]` its observation."
+    env: ComposedEnv
+    calls: list
+    states: list
+    obs: list
+
+    @property
+    def g(self) -> JointState: return self.states[-1]
+
+    def service_of(self, i: int) -> str | None:
+        "The service of call i (None if its tool name is malformed)."
+        try: return split_tool(self.calls[i]["tool"])[0]
+        except (ValueError, TypeError, KeyError): return None
+
+    def changed(self, i: int) -> bool:
+        "True if call i changed its service's state."
+        s = self.service_of(i)
+        return s is not None and s in self.states[i] and self.states[i + 1][s] is not self.states[i][s]
+
+    def without(self, k: int) -> JointState:
+        "The final joint state of the calls with call k removed (replays only the later calls of k's service)."
+        if not self.changed(k): return self.g
+        svc = self.service_of(k)
+        service, st = self.env.services[svc], self.states[k][svc]
+        for j in range(k + 1, len(self.calls)):
+            if self.service_of(j) == svc:
+                st, _ = memo_call(service, st, split_tool(self.calls[j]["tool"])[1], self.calls[j].get("arguments"))
+        out = dict(self.g); out[svc] = st
+        return out
+
+_MEMO: OrderedDict = OrderedDict()
+
+def memo_call(service: Service, state: State, tool: str, args: Any) -> tuple[State, dict]:
+    "`service.call(state, tool, args)`, memoised: a tool is a pure function of (state, arguments), so a repeated transition is looked up (simulated tools are never memoised). Callers must not mutate the returned observation."
+    t = service.tools.get(tool)
+    if t is None or t.simulated: return service.call(state, tool, args)
+    try: key = (id(state), service.name, tool, canonical_json(args))
+    except (TypeError, ValueError): return service.call(state, tool, args)
+    hit = _MEMO.get(key)
+    if hit is not None and hit[0] is state: return hit[1], hit[2]
+    new, o = service.call(state, tool, args)
+    _MEMO[key] = (state, new, o)
+    while len(_MEMO) > 8192: _MEMO.popitem(last=False)
+    return new, o
+
+def env_call(env: ComposedEnv, js: JointState, name: str, args: Any) -> tuple[JointState, dict]:
+    "`env.call` through `memo_call` (same results: Eq. 1, errors leave `js` unchanged)."
+    try: svc, tool = split_tool(name)
+    except (ValueError, TypeError): return env.call(js, name, args)
+    if svc not in env.services or svc not in js: return env.call(js, name, args)
+    new, o = memo_call(env.services[svc], js[svc], tool, args)
+    if new is js[svc]: return js, o
+    out = dict(js); out[svc] = new
+    return out, o
+
+def run_calls(env: ComposedEnv, s0: JointState, calls: list[dict]) -> ProbeRun:
+    "Execute `calls` ([{tool, arguments}]) in `env` from `s0`, keeping every intermediate state."
+    states, obs, js = [s0], [], s0
+    for c in calls:
+        js, o = env_call(env, js, c.get("tool"), c.get("arguments")); states.append(js); obs.append(o)
+    return ProbeRun(env, list(calls), states, obs)
+
 def probe(task: Task, library: dict, calls: list[dict] | None = None) -> tuple[JointState, list[dict]]:
     "Run `calls` (default: the reference) from s0; returns (final joint state, observations)."
-    env = task_env(task, library)
-    js = materialize_s0(task, library)
-    obs = []
-    for c in (task.reference if calls is None else calls):
-        js, o = env.call(js, c["tool"], c["arguments"]); obs.append(o)
-    return js, obs
+    r = run_calls(task_env(task, library), materialize_s0(task, library), task.reference if calls is None else calls)
+    return r.g, r.obs
+
+# %% ../nbs/08_task.ipynb #92dee1c9
+_TOK = re.compile(r"[A-Za-z0-9][\w.@:+/#'&-]*[A-Za-z0-9]|[A-Za-z0-9]")
+_ISO_DT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
+_NUMTOK = re.compile(r"\d[\d,]*(?:\.\d+)?")
+_QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"\s][^\"]*)\"")
+
+def has_token(text: str, value: str) -> bool:
+    "`rubric.text_contains` without a regex per call: `value` occurs in `text` not inside a longer word or number."
+    if not value: return False
+    i, n = text.find(value), len(value)
+    while i >= 0:
+        b = text[i - 1] if i else ""
+        e = text[i + n] if i + n < len(text) else ""
+        if not (b and (b.isalnum() or b in "_$")) and not (e and (e.isalnum() or e == "_")): return True
+        i = text.find(value, i + 1)
+    return False
+
+def fact_like(tok: str) -> bool:
+    "True for tokens that carry a fact: a digit, '@' or '_' inside, or an upper-case code of 2+ letters."
+    return bool(re.search(r"[\d@_]", tok)) or (len(tok) >= 2 and tok.isupper())
+
+def tokens(text: str) -> list[str]:
+    "Word tokens of `text` (letters/digits with inner . @ : + / # ' & - kept: emails, codes, dates, decimals stay whole)."
+    return _TOK.findall(text or "")
+
+def _leaves(o: Any) -> Iterator:
+    if isinstance(o, dict):
+        for v in o.values(): yield from _leaves(v)
+    elif isinstance(o, (list, tuple)):
+        for v in o: yield from _leaves(v)
+    elif isinstance(o, BaseModel): yield from _leaves(o.model_dump(mode="json"))
+    elif o is not None and not isinstance(o, bool): yield o
+
+class Facts:
+    "An index of what some JSON values make known: whole strings, word tokens, numbers and long texts."
+    def __init__(self, *objs, keep_texts: bool = True):
+        self.strings, self.atoms, self.nums, self.texts, self.keep_texts = set(), set(), set(), [], keep_texts
+        for o in objs: self.add(o)
+
+    def add(self, obj) -> "Facts":
+        strs = []
+        for v in _leaves(obj):
+            if isinstance(v, str): strs.append(v.strip())
+            elif isinstance(v, (int, float)): self.nums.add(float(v)); self.atoms.add(str(v))
+        self.strings.update(strs)
+        toks = _TOK.findall("\n".join(strs))
+        self.atoms.update(toks)
+        self.nums.update(float(t.replace(",", "")) for t in toks if t[0].isdigit() and _NUMTOK.fullmatch(t))
+        if self.keep_texts: self.texts += [x for x in strs if len(x) > 3]
+        return self
+
+    def has_number(self, x: float, decimals: int | None = None) -> bool:
+        "True if `x` is known (exactly, or to the rounding implied by `decimals` places)."
+        if float(x) in self.nums: return True
+        if decimals is None: return False
+        tol = 0.5 * 10 ** (-decimals) + 1e-12
+        return any(abs(n - x) <= tol for n in self.nums)
+
+    def has(self, s: str) -> bool:
+        "True if `s` is a known string, token, or appears as a token sequence in a kept text."
+        return s in self.strings or s in self.atoms or (self.keep_texts and any(has_token(t, s) for t in self.texts if s in t))
+
+_FACTS_OF: OrderedDict = OrderedDict()
+
+def facts_of(obj: Any) -> Facts:
+    "`Facts(obj)`, cached per object (observations and arguments are never mutated once recorded)."
+    e = _FACTS_OF.get(id(obj))
+    if e is not None and e[0] is obj: return e[1]
+    f = Facts(obj)
+    _FACTS_OF[id(obj)] = (obj, f)
+    while len(_FACTS_OF) > 8192: _FACTS_OF.popitem(last=False)
+    return f
+
+def union(facts: list[Facts]) -> Facts:
+    "One `Facts` holding everything in `facts`."
+    out = Facts()
+    for f in facts:
+        out.strings |= f.strings; out.atoms |= f.atoms; out.nums |= f.nums; out.texts += f.texts
+        out.keep_texts = out.keep_texts and f.keep_texts
+    return out
+
+def _decimals(tok: str) -> int | None:
+    m = re.fullmatch(r"[-+]?\d+(?:\.(\d+))?", tok.replace(",", ""))
+    return None if not m else len(m.group(1) or "")
+
+def _known(tok: str, facts: list[Facts], u: str) -> bool:
+    "Is the token `tok` known from `facts` or `u` (numbers to their written precision, ISO dates by parts, paths by their segments)?"
+    if any(f.has(tok) for f in facts): return True
+    if re.search(r"[/,;]", tok) and not _ISO_DT.match(tok):       # composite: a path, 'lat,lng', a list
+        segs = [x for x in re.split(r"[/,;]", tok) if x and fact_like(x)]
+        return bool(segs) and all(_known(x, facts, u) for x in segs)
+    d = _decimals(tok)
+    if d is not None:  # tokens drop a leading minus ('...,-88.42'), so either sign counts
+        x = float(tok.replace(",", ""))
+        return any(f.has_number(x, d) or f.has_number(-x, d) for f in facts)
+    m = _ISO_DT.match(tok)
+    if m:
+        y, mo, dd, hh, mm = m.groups()
+        date_ok = any(f.has(f"{y}-{mo}-{dd}") for f in facts) or (
+            re.search(rf"\b{_calendar.month_name[int(mo)]}\s+0?{int(dd)}\b", u) is not None and any(f.has(y) or f.has_number(int(y)) for f in facts))
+        time_ok = hh is None or (hh, mm) == ("00", "00") or f"{int(hh)}:{mm}" in u or f"{hh}:{mm}" in u or any(f.has(f"{hh}:{mm}") for f in facts)
+        return date_ok and time_ok
+    return False
+
+_FACT_CACHE: dict[int, tuple] = {}
+
+def state_facts(state: State) -> Facts:
+    "The `Facts` of one service state (cached per state object; texts not kept)."
+    e = _FACT_CACHE.get(id(state))
+    if e is not None and e[0] is state: return e[1]
+    f = Facts(state.model_dump(mode="json", include=set(type(state).collection_names())), keep_texts=False)
+    f.keys = {str(k) for c in type(state).collection_names() for k in getattr(state, c)}
+    _FACT_CACHE[id(state)] = (state, f)
+    if len(_FACT_CACHE) > 512: _FACT_CACHE.pop(next(iter(_FACT_CACHE)))
+    return f
+
+def documented_values(service: Service, tool: str, param: str, examples: bool = True) -> set:
+    "Values a tool's schema documents for `param`: its enum, its default, and (with `examples`) strings quoted in its description."
+    spec = service.tools[tool].parameters.get("properties", {}).get(param, {})
+    out = set(spec.get("enum", []))
+    for a in spec.get("anyOf", []): out |= set(a.get("enum", []))
+    if "default" in spec and isinstance(spec["default"], (str, int, float)): out.add(spec["default"])
+    if examples: out |= {a or b for a, b in _QUOTED.findall(spec.get("description", ""))}
+    return out
+
+# %% ../nbs/08_task.ipynb #1e4975ce
+@dataclass
+class WrongWrite:
+    "A plausible mistake: `kind` ('wrong_record' | 'unrequested_write'), the call made, what it replaced, and the final joint state it leads to."
+    kind: str
+    service: str
+    call: dict
+    target: str          # the record id or value the mistake points at
+    replaced: Any        # the reference's value (None for an unrequested write)
+    final: JointState
+
+@functools.lru_cache(maxsize=None)
+def collections_of(cls: type) -> tuple:
+    "`cls.collection_names()`, computed once per state class."
+    return tuple(cls.collection_names())
+
+def record_changes(a: State, b: State) -> list[tuple[str, str, str]]:
+    "`[(collection, id, 'added'|'removed'|'changed')]` from state `a` to state `b` of one service (records compared by identity, then by value)."
+    out = []
+    if a is b: return out
+    for col in collections_of(type(a)):
+        x, y = getattr(a, col), getattr(b, col)
+        if x is y: continue
+        for rid in dict.keys(y):
+            ra, rb = dict.get(x, rid), dict.__getitem__(y, rid)
+            if ra is None: out.append((col, rid, "added"))
+            elif ra is not rb and ra != rb: out.append((col, rid, "changed"))
+        out += [(col, rid, "removed") for rid in dict.keys(x) if not dict.__contains__(y, rid)]
+    return sorted(out, key=lambda t: (t[0], str(t[1])))
+
+def _tool_of(call: dict) -> tuple[str, str] | None:
+    try: return split_tool(call["tool"])
+    except (ValueError, TypeError, KeyError): return None
+
+def _arg_leaves(o: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    "`(path, value)` for every scalar leaf of a call's arguments (paths of dict keys and list positions)."
+    if isinstance(o, dict):
+        for k in sorted(o): yield from _arg_leaves(o[k], path + (k,))
+    elif isinstance(o, list):
+        for i, x in enumerate(o): yield from _arg_leaves(x, path + (i,))
+    else: yield path, o
+
+def _set_path(o: Any, path: tuple, value: Any) -> Any:
+    "A copy of `o` with the leaf at `path` replaced."
+    if not path: return value
+    if isinstance(o, dict): return {**o, path[0]: _set_path(o[path[0]], path[1:], value)}
+    out = list(o); out[path[0]] = _set_path(o[path[0]], path[1:], value); return out
+
+def _neutral(spec: dict) -> Any:
+    t = {spec.get("type")} | {a.get("type") for a in spec.get("anyOf", [])}
+    if "string" in t: return "Done."
+    if "integer" in t or "number" in t: return 1
+    if "boolean" in t: return True
+    if "array" in t: return []
+    return None
+
+# %% ../nbs/08_task.ipynb #dd94a188
+_MISSING = object()
+
+def _may_match(rec, where: dict) -> bool:
+    "False only when `rec` certainly fails `where` (a cheap pre-filter; the rubric's own check decides)."
+    d = rec.__dict__ if hasattr(rec, "__dict__") else rec
+    for k, v in where.items():
+        if "." in k: continue
+        a = d.get(k, _MISSING) if isinstance(d, dict) else _MISSING
+        if a is _MISSING: continue
+        if isinstance(a, (str, int, float, bool)) or a is None:
+            if isinstance(v, (str, int, float, bool)) or v is None:
+                if not typed_eq(a, v): return False
+        elif isinstance(a, list) and isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in a):
+            if not typed_eq(a, v): return False
+    return True
+
+def _narrow(state, c: Criterion):
+    "A stand-in for `state` holding only the records of `c.collection` that may match `c.where` (the rubric's own check still decides)."
+    if state is None or c.collection is None: return state
+    col = getattr(state, c.collection, None)
+    if col is None: return state
+    if set(c.where) == {"id"} and isinstance(c.where["id"], str):
+        r = dict.get(col, c.where["id"])
+        return SimpleNamespace(**{c.collection: {c.where["id"]: r} if r is not None else {}})
+    exact = [(k, v) for k, v in c.where.items() if "." not in k and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))]
+    items = dict.items(col)
+    for k, v in exact:   # strings and lists of strings: typed equality is plain equality
+        items = [(rid, r) for rid, r in items if getattr(r, "__dict__", r).get(k, v) == v]
+    rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
+    return SimpleNamespace(**{c.collection: {rid: r for rid, r in items if not rest or _may_match(r, rest)}})
+
+class Admission:
+    "One task under admission: s0, the probe, the rubric and memoised criterion results."
+    def __init__(self, task: Task, library: dict):
+        self.task, self.library = task, library
+        self._b: dict = {}
+        self._n0: dict = {}
+        self.skip_services: set = set()   # services whose further plausible wrong writes are not wanted (the author's cap)
+        self._wrong: list[WrongWrite] | None = None
+        self._wrong_iter: Iterator | None = None
+
+    @cached_property
+    def env(self) -> ComposedEnv: return task_env(self.task, self.library)
+    @cached_property
+    def s0(self) -> JointState: return materialize_s0(self.task, self.library)
+    @cached_property
+    def run(self) -> ProbeRun: return run_calls(self.env, self.s0, self.task.reference)
+    @cached_property
+    def rubric(self) -> Rubric: return self.task.v
+    @cached_property
+    def goal(self) -> list[Criterion]: return [c for c in self.rubric.criteria if c.kind != "unchanged"]
+    @cached_property
+    def collateral(self) -> list[Criterion]: return [c for c in self.rubric.criteria if c.kind == "unchanged"]
+    @cached_property
+    def visits(self) -> list[int] | None:
+        v = self.task.meta.get("visits")
+        return list(v) if isinstance(v, list) and len(v) == len(self.task.reference) and all(isinstance(x, int) for x in v) else None
+
+    def b(self, c: Criterion, final: JointState, answer: str | None = None) -> int:
+        "b for criterion `c` on the joint state `final` (memoised per state object of its service)."
+        if c.kind == "output": return check(c, final, self.s0, answer)
+        st = final.get(c.service)
+        key = (c.id, id(st))
+        if key not in self._b:
+            nf = _narrow(st, c)
+            n0 = self._n0.get(c.id)
+            if n0 is None: n0 = self._n0[c.id] = _narrow(self.s0.get(c.service), c)
+            if c.kind == "unchanged" and nf is not None and n0 is not None and not c.field:
+                a_, b_ = getattr(n0, c.collection, {}), getattr(nf, c.collection, {})
+                if list(a_) != list(b_):                                        # a record appeared or went away
+                    self._b[key] = (0, st); return 0
+                if all(a_[k] is b_[k] or a_[k] == b_[k] for k in a_):          # the same records, field for field
+                    self._b[key] = (1, st); return 1
+            self._b[key] = (check(c, {c.service: nf}, {c.service: n0}, answer), st)
+        return self._b[key][0]
+
+    def verify(self, final: JointState, answer: str | None) -> bool:
+        return all(self.b(c, final, answer) for c in self.rubric.criteria)
+
+    @cached_property
+    def overrides(self) -> dict: return self.task.s0.get("overrides", {}) or {}
+
+    def s0_facts(self, service: str) -> list[Facts]:
+        "The facts of s0 for one service: its fixture's (cached) and the planted records'."
+        if not hasattr(self, "_s0f"): self._s0f = {}
+        if service not in self._s0f:
+            out = [state_facts(_fixture(self.library[service], self.task.s0["seed"]))]
+            if service in self.overrides: out.append(Facts(self.overrides[service], keep_texts=False))
+            self._s0f[service] = out
+        return self._s0f[service]
+
+    def s0_keys(self, service: str) -> set:
+        "Record keys of s0 for one service (fixture and planted)."
+        keys = set(getattr(self.s0_facts(service)[0], "keys", set()))
+        for col in self.overrides.get(service, {}).values(): keys |= set(col)
+        return keys
+
+    @cached_property
+    def all_s0_facts(self) -> list[Facts]: return [f for s in self.env.services for f in self.s0_facts(s)]
+
+    @cached_property
+    def u_facts(self) -> Facts: return Facts(self.task.u)
+
+    @cached_property
+    def obs_facts(self) -> list[Facts]: return [facts_of(o.get("data") if o.get("ok") else o) for o in self.run.obs]
+    @cached_property
+    def arg_facts(self) -> list[Facts]: return [facts_of(c.get("arguments")) for c in self.run.calls]
+
+    @cached_property
+    def flows(self) -> dict:
+        "`{(i, j): values}` memo of `_flows`."
+        return {}
+
+    def wrong_writes(self) -> Iterator[WrongWrite]:
+        "Plausible wrong writes, generated lazily in a fixed order and memoised."
+        if self._wrong is None: self._wrong, self._wrong_iter = [], self._gen_wrong()
+        yield from list(self._wrong)
+        for w in self._wrong_iter:
+            self._wrong.append(w); yield w
+
+    def _gen_wrong(self) -> Iterator[WrongWrite]:
+        run, env = self.run, self.env
+        seen_obs = set().union(*(f.strings for f in self.obs_facts)) if self.obs_facts else set()
+        def ranked(pool: list[str], planted: set, avoid: set) -> list[str]:
+            pool = [p for p in dict.fromkeys(pool) if p not in avoid]
+            return sorted(pool, key=lambda p: (p not in planted, p not in seen_obs, str(p)))
+        def finish(svc: str, k: int, st) -> JointState:
+            service = env.services[svc]
+            for j in range(k + 1, len(run.calls)):
+                if run.service_of(j) == svc:
+                    st, _ = memo_call(service, st, split_tool(run.calls[j]["tool"])[1], run.calls[j].get("arguments"))
+            out = dict(run.g); out[svc] = st
+            return out
+        wrote, mistaken = set(), set()
+        for k, call in enumerate(run.calls):                       # 1. the right action on the wrong record
+            if not (run.obs[k].get("ok") and run.changed(k)): continue
+            svc, tool = _tool_of(call)
+            wrote.add(svc)
+            if svc in self.skip_services: continue
+            before, after = run.states[k][svc], run.states[k + 1][svc]
+            cols = {c: getattr(before, c) for c in collections_of(type(before))}
+            planted = {rid for col in self.overrides.get(svc, {}).values() for rid in col}
+            for path, v in _arg_leaves(call.get("arguments") or {}):
+                if svc in self.skip_services: break
+                if not isinstance(v, str) or not v: continue
+                col = next((c for c, d in cols.items() if dict.__contains__(d, v)), None)
+                if col is None:                              # a new record keyed by v: its wrong twin is an existing one
+                    col = next((c for c in cols if dict.__contains__(getattr(after, c), v)), None)
+                if col is not None: pool = [str(x) for x in dict.keys(cols[col]) if x != v]
+                elif " " not in v and ("@" in v or fact_like(v)):
+                    fields = {f for c, d in cols.items() for r in list(dict.values(d))[:400]
+                              for f, x in r.__dict__.items() if x == v or (isinstance(x, list) and v in x)}
+                    if not fields: continue
+                    pool = sorted({x2 for c, d in cols.items() for r in list(dict.values(d))[:400] for f in fields
+                                   for x in [r.__dict__.get(f)] for x2 in (x if isinstance(x, list) else [x])
+                                   if isinstance(x2, str) and x2 and ("@" in x2 or fact_like(x2))})
+                else: continue
+                for alt in ranked(pool, planted, {v})[:3]:          # the first sibling the tool accepts
+                    args = _set_path(call["arguments"], path, alt)
+                    st, o = memo_call(env.services[svc], before, tool, args)
+                    if o["ok"] and st is not before and record_changes(before, st):
+                        mistaken.add(svc)
+                        yield WrongWrite("wrong_record", svc, {"tool": call["tool"], "arguments": args}, alt, v, finish(svc, k, st))
+                        break
+        for svc in sorted(self.task.services, key=lambda x: x in wrote):   # 2. an unrequested write on a record the task reads
+            if svc not in self.overrides or svc not in env.services or svc in self.skip_services or svc in mistaken: continue
+            service, st0, made = env.services[svc], run.g[svc], 0
+            cap = 1 if svc in wrote else 2
+            writers = sorted(n for n, t in service.tools.items() if not t.read_only and not t.simulated)
+            for col, recs in sorted(self.overrides[svc].items()):
+                one = singular(col)
+                for rid in sorted(recs, key=lambda r: (r not in seen_obs, r)):
+                    if made >= cap or svc in self.skip_services: break
+                    rec = dict.get(getattr(st0, col), rid)
+                    if rec is None: continue
+                    for tname in writers:
+                        t = service.tools[tname]
+                        props = t.parameters.get("properties", {})
+                        own = [p for p in t.required if singular(name_slot(p)) in (one + "id", one + "name", one + "key")
+                               or (p == "id" and one in tname.lower())]
+                        if len(own) != 1: continue
+                        args, okargs = {}, True
+                        for p in t.required:
+                            if p == own[0]: args[p] = [rid] if props[p].get("type") == "array" else rid; continue
+                            fv = next((x for f, x in rec.__dict__.items() if name_slot(f) == name_slot(p)), _MISSING)
+                            enum = [e for e in props[p].get("enum", []) if e != fv]
+                            args[p] = enum[0] if enum else (fv if fv is not _MISSING and not isinstance(fv, BaseModel) else _neutral(props[p]))
+                            if args[p] is None: okargs = False
+                        if not okargs: continue
+                        st, o = memo_call(service, st0, tname, args)
+                        if o["ok"] and st is not st0 and record_changes(st0, st):
+                            out = dict(run.g); out[svc] = st
+                            made += 1
+                            yield WrongWrite("unrequested_write", svc, {"tool": f"{svc}.{tname}", "arguments": args}, rid, None, out)
+                            break
+
+# %% ../nbs/08_task.ipynb #f5303738
+ADMISSION_RULES: dict[str, Callable[[Admission], list[str]]] = {}
+
+def admission_rule(name: str):
+    "Decorator registering a rule `fn(adm: Admission) -> list[str]` under `name` (run in registration order)."
+    def deco(fn): ADMISSION_RULES[name] = fn; return fn
+    return deco
+
+_NAME_TOK = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
 def names_tools(text: str, tool_names: list[str]) -> list[str]:
-    "Tool names (bare or namespaced) that appear in `text` as whole tokens."
-    hits = []
-    for n in tool_names:
-        bare = n.split(".", 1)[-1]
-        for w in {n, bare}:
-            if ("_" in w or "-" in w or "." in w) and re.search(rf"(?<![\w-]){re.escape(w)}(?![\w-])", text): hits.append(w)
-    return sorted(set(hits))
+    "Tool names (bare or namespaced) that appear in `text` as whole tokens (only names with '_', '-' or '.': plain words are English)."
+    words = {w for n in tool_names for w in (n, n.split(".", 1)[-1]) if "_" in w or "-" in w or "." in w}
+    hits = set()
+    for tok in _NAME_TOK.findall(text):
+        parts = tok.split(".")
+        cands = {tok} | set(parts) | {".".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)}
+        hits |= cands & words
+    return sorted(hits)
 
-def admission_errors(task: Task, library: dict) -> list[str]:
-    "Rules the task breaks, each as 'rule: detail' (empty list = admitted)."
-    errs = []
-    env = task_env(task, library)
-    try: s0 = materialize_s0(task, library)
+@admission_rule("walk_eq3")
+def _r_walk(a: Admission) -> list[str]:
+    "The walk satisfies Eq. 3 over C."
+    return check_walk(a.task.walk, a.task.services)
+
+@admission_rule("consistent_counts")
+def _r_counts(a: Admission) -> list[str]:
+    "K, L, the graph, meta and the rubric agree with each other and with the walk; planted records are keyed by their id."
+    t, out, m = a.task, [], a.task.meta
+    L = len(t.walk)
+    if len(set(t.services)) != len(t.services): out.append(f"services {t.services} repeat a name")
+    if set(t.services) & set(t.distractors): out.append(f"services and distractors overlap: {sorted(set(t.services) & set(t.distractors))}")
+    if "K" in m and m["K"] != len(t.services): out.append(f"meta K={m['K']} but C has {len(t.services)} services")
+    if "L" in m and m["L"] != L: out.append(f"meta L={m['L']} but the walk has {L} visits")
+    if t.graph != DependencyGraph(t.services, t.walk, t.distractors).to_json(): out.append("graph does not match the walk, C and distractors")
+    if "steps" in m and len(m["steps"]) != L: out.append(f"meta has {len(m['steps'])} steps for L={L} visits")
+    v = m.get("visits")
+    if v is not None:
+        if not (isinstance(v, list) and len(v) == len(t.reference)): out.append(f"meta visits has {len(v) if isinstance(v, list) else v!r} entries for {len(t.reference)} reference calls")
+        elif any(not isinstance(x, int) or not 0 <= x < L for x in v) or v != sorted(v):
+            out.append(f"meta visits {v} must be non-decreasing positions in 0..{L - 1}")
+        else:
+            bad = [i for i, x in enumerate(v) if _tool_of(t.reference[i]) and _tool_of(t.reference[i])[0] != t.walk[x]]
+            if bad: out.append(f"reference calls {bad} are not on the service of the visit they serve")
+    ids = {c["id"] for c in t.rubric}
+    for ch in m.get("changes", []):
+        if not 0 <= ch.get("visit", -1) < L or not set(ch.get("criteria", [])) <= ids:
+            out.append(f"change {ch} names a visit outside 0..{L - 1} or an unknown criterion")
+    for c in t.rubric:
+        for e in ([c["edge"]] if c.get("edge") else []) + list(c.get("covers", [])):
+            if len(e) != 2 or e[1] != e[0] + 1 or not 0 <= e[0] < L - 1: out.append(f"criterion {c['id']} names edge {e}, not a walk edge")
+    for svc, cols in a.overrides.items():
+        for col, recs in cols.items():
+            bad = [k for k, r in recs.items() if isinstance(r, dict) and "id" in r and r["id"] != k]
+            if bad: out.append(f"planted {svc}.{col} records {bad[:3]} are keyed differently from their id")
+    for name, h in (("s0_hash", t.s0_hash), ("g_hash", t.g_hash)):
+        if not re.fullmatch(r"[0-9a-f]{64}", h): out.append(f"{name}={h!r} is not a SHA-256 hex digest")
+    return out
+
+@admission_rule("probe_calls_succeed")
+def _r_calls(a: Admission) -> list[str]:
+    "Every reference call returns ok."
+    bad = [i for i, o in enumerate(a.run.obs) if not o.get("ok")]
+    return [f"reference calls {bad} returned errors, first: {a.run.obs[bad[0]]['error']['message']}"] if bad else []
+
+@admission_rule("probe_reaches_g")
+def _r_g(a: Admission) -> list[str]:
+    "The probe's final joint state hashes to g."
+    h = joint_hash_cached(a.run.g)
+    return [] if h == a.task.g_hash else [f"the reference ends at {h[:12]}, not the recorded g {a.task.g_hash[:12]}"]
+
+@admission_rule("verifier_accepts_g")
+def _r_vg(a: Admission) -> list[str]:
+    "v(g) = 1 with the reference answer (Eq. 4)."
+    b = [a.b(c, a.run.g, a.task.answer) for c in a.rubric.criteria]
+    return [] if all(b) else [f"v(g)=0: criteria {[c.id for c, x in zip(a.rubric.criteria, b) if not x]} fail on the reference"]
+
+@admission_rule("verifier_rejects_s0")
+def _r_vs0(a: Admission) -> list[str]:
+    "v(s0) = 0 even with the reference answer: something must change."
+    return ["v(s0)=1: the initial state already passes every criterion"] if a.verify(a.s0, a.task.answer) else []
+
+@admission_rule("empty_trajectory_fails")
+def _r_empty(a: Admission) -> list[str]:
+    "The empty trajectory (no call, no answer) fails."
+    return ["the empty trajectory passes every criterion"] if a.verify(a.s0, None) else []
+
+@admission_rule("has_goal_criteria")
+def _r_goal(a: Admission) -> list[str]:
+    "The rubric has at least one goal (state or output) criterion."
+    return [] if a.goal else ["the rubric has no goal criterion"]
+
+@admission_rule("criterion_per_edge")
+def _r_edges(a: Admission) -> list[str]:
+    "Every walk edge is checked by at least one goal criterion (its `edge`, or an edge it `covers`)."
+    edges = {(i, j) for i, j, _, _ in a.task.G.edges}
+    covered = {tuple(c.edge) for c in a.goal if c.edge} | {tuple(e) for c in a.goal for e in c.covers}
+    return [f"walk edges {sorted(edges - covered)} have no goal criterion"] if edges - covered else []
+
+@admission_rule("goal_criteria_need_reference")
+def _r_need(a: Admission) -> list[str]:
+    "Each state goal criterion fails on the reference with some one call removed."
+    todo = {c.id: c for c in a.goal if c.kind == "state"}
+    for k in range(len(a.task.reference)):
+        if not todo: break
+        if not a.run.changed(k): continue
+        gk, svc = a.run.without(k), a.run.service_of(k)
+        for cid in [i for i, c in todo.items() if c.service == svc and not a.b(c, gk, a.task.answer)]: del todo[cid]
+    return [f"criteria {sorted(todo)} pass with any one reference call removed (trivially true)"] if todo else []
+
+@admission_rule("answer_needs_reference")
+def _r_answer(a: Admission) -> list[str]:
+    "Each output criterion's value is learned from an observation, not given in u."
+    out = []
+    for c in a.goal:
+        if c.kind != "output" or c.value is None: continue
+        v = str(c.value)
+        if has_token(a.task.u, v): out.append(f"criterion {c.id}: the answer {v!r} is given in u")
+        elif not any(f.has(v) or (_decimals(v) is not None and f.has_number(float(v), _decimals(v))) for f in a.obs_facts):
+            out.append(f"criterion {c.id}: the answer {v!r} appears in no observation of the probe")
+    return out
+
+@admission_rule("collateral_catches_wrong_write")
+def _r_coll(a: Admission) -> list[str]:
+    "Each collateral criterion fails on at least one plausible wrong write."
+    todo = {c.id: c for c in a.collateral}
+    if not todo: return []
+    for w in a.wrong_writes():
+        for cid in [i for i, c in todo.items() if c.service == w.service and not a.b(c, w.final)]: del todo[cid]
+        if not todo: break
+    return [f"collateral criteria {sorted(todo)} pass on every plausible wrong write (trivially true)"] if todo else []
+
+@admission_rule("collateral_per_service")
+def _r_coll_svc(a: Admission) -> list[str]:
+    "Every composed service where a plausible wrong write exists has a collateral criterion."
+    have = {c.service for c in a.collateral}
+    need = sorted({w.service for w in a.wrong_writes()} - have)
+    return [f"services {need} admit a plausible wrong write but have no collateral criterion"] if need else []
+
+@admission_rule("ids_exist")
+def _r_ids(a: Admission) -> list[str]:
+    "Every id the reference passes exists in s0, or came out of an earlier observation, or is a documented constant."
+    out = []
+    for k, call in enumerate(a.run.calls):
+        st = _tool_of(call)
+        if not st or st[0] not in a.env.services or st[1] not in a.env.services[st[0]].tools: continue
+        svc, tool = st
+        for p, val in (call.get("arguments") or {}).items():
+            if not is_id_name(p): continue
+            for v in (val if isinstance(val, list) else [val]):
+                if not isinstance(v, str): continue
+                if v in a.s0_keys(svc) or any(v in f.strings for f in a.s0_facts(svc)) or \
+                   any(v in f.strings or v in f.atoms for f in a.obs_facts[:k]) or v in documented_values(a.env.services[svc], tool, p):
+                    continue
+                out.append(f"call {k} {call['tool']} {p}={v!r} exists neither in s0 nor in an earlier observation")
+    return out
+
+@admission_rule("values_derivable")
+def _r_values(a: Admission) -> list[str]:
+    "Every fact-like value a reference write carries is known from s0, an earlier observation or u."
+    out = []
+    for k, call in enumerate(a.run.calls):
+        st = _tool_of(call)
+        if not st or st[0] not in a.env.services: continue
+        svc, tool = st
+        t = a.env.services[svc].tools.get(tool)
+        if t is None or t.read_only: continue
+        facts = [a.u_facts] + a.all_s0_facts + a.obs_facts[:k]
+        for p, val in (call.get("arguments") or {}).items():
+            docs = documented_values(a.env.services[svc], tool, p)
+            for v in _leaves(val):
+                if v in docs: continue
+                if isinstance(v, (int, float)):
+                    if not any(f.has_number(v) for f in facts): out.append(f"call {k} {call['tool']} writes {p}={v!r}, a number known from nowhere")
+                    continue
+                s = v.strip()
+                # a whole short value is a fact if fact-like (an id, a code, 'ENG'); inside free text only tokens carrying digits,
+                # '@' or '_' are (capitalised words there are language: 'INSERT INTO', 'ASAP')
+                toks = [s] if (" " not in s and len(s) <= 80 and fact_like(s)) else [x for x in tokens(s) if re.search(r"[\d@_]", x)]
+                if " " in s and len(s) <= 40 and any(f.has(s) for f in facts): continue
+                bad = [x for x in toks if not _known(x, facts, a.task.u)]
+                if bad: out.append(f"call {k} {call['tool']} writes {p} with {bad[:3]}, known from neither s0, an earlier observation nor u")
+    return out
+
+@admission_rule("tools_exercised")
+def _r_tools(a: Admission) -> list[str]:
+    "Every tool the reference uses returns ok at least once, and every walk visit has a successful call of its service."
+    out = []
+    ok_tools = {c["tool"] for c, o in zip(a.run.calls, a.run.obs) if o.get("ok")}
+    never = sorted({c.get("tool") for c in a.run.calls} - ok_tools)
+    if never: out.append(f"tools {never} never succeed in the probe")
+    if a.visits is not None:
+        done = {v for v, o in zip(a.visits, a.run.obs) if o.get("ok")}
+        miss = [i for i in range(len(a.task.walk)) if i not in done]
+        if miss: out.append(f"walk visits {miss} have no successful call")
+    else:
+        miss = sorted(set(a.task.walk) - {a.run.service_of(i) for i, o in enumerate(a.run.obs) if o.get("ok")})
+        if miss: out.append(f"services {miss} of the walk are never called successfully")
+    return out
+
+@admission_rule("instruction_names_no_tools")
+def _r_names(a: Admission) -> list[str]:
+    "u names no tool of E_C (bare or namespaced)."
+    hits = names_tools(a.task.u, a.env.tool_names())
+    return [f"the instruction names {hits}"] if hits else []
+
+def generated_id(key: str) -> bool:
+    "True for record keys a service generates (`msg_7k2`, `C_p3`, `UQ0AL12X9`, hex/uuid strings), False for natural keys (`ENG`, `falcon-417`, `general`)."
+    return bool(re.fullmatch(r"[A-Za-z0-9]+_[A-Za-z0-9_]+|(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,}|[0-9a-f-]{16,}|\d{6,}", key))
+
+@admission_rule("instruction_no_internals")
+def _r_internals(a: Admission) -> list[str]:
+    "u names no record id that the service generates (ids with '_' or digits) and no identifier-like parameter name."
+    toks = set(tokens(a.task.u))
+    keys = set()
+    for s in a.env.services:
+        for f in a.s0_facts(s):
+            keys |= getattr(f, "keys", set())
+        for col in a.overrides.get(s, {}).values(): keys |= set(col)
+    ids = sorted(t for t in toks & keys if generated_id(t))
+    params = sorted({p for s in a.env.services.values() for t in s.tools.values() for p in t.parameters.get("properties", {})
+                     if ("_" in p or re.search(r"[a-z][A-Z]", p)) and p in toks})
+    return ([f"the instruction shows record ids {ids[:5]}"] if ids else []) + ([f"the instruction names parameters {params}"] if params else [])
+
+def _flows(a: Admission, i: int, j: int) -> list:
+    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names)."
+    if (i, j) not in a.flows: a.flows[(i, j)] = _flows_uncached(a, i, j)
+    return a.flows[(i, j)]
+
+def _flows_uncached(a: Admission, i: int, j: int) -> list:
+    vis = a.visits
+    ci = [k for k, v in enumerate(vis) if v == i and a.run.obs[k].get("ok")]
+    cj = [k for k, v in enumerate(vis) if v == j]
+    if not ci or not cj: return []
+    seen = union([a.obs_facts[k] for k in ci])
+    earlier_args = union([a.arg_facts[k] for k, v in enumerate(vis) if v < i])
+    consts = set()
+    for k in cj:
+        st = _tool_of(a.run.calls[k])
+        if st and st[0] in a.env.services and st[1] in a.env.services[st[0]].tools:
+            for p in (a.run.calls[k].get("arguments") or {}): consts |= documented_values(a.env.services[st[0]], st[1], p, examples=False)
+    def fresh(v) -> bool:
+        return v not in consts and not has_token(a.task.u, str(v)) and str(v) not in earlier_args.strings and str(v) not in earlier_args.atoms
+    out = []
+    used_texts = []
+    for k in cj:
+        for v in _leaves(a.run.calls[k].get("arguments")):
+            if isinstance(v, (int, float)):
+                if seen.has_number(v, _decimals(str(v)) if _decimals(str(v)) is not None else 0) and fresh(v): out.append(v)
+            elif isinstance(v, str) and v.strip():
+                s = v.strip()
+                if len(s) <= 64 and seen.has(s) and fresh(s): out.append(s)
+                if len(s) > 3: used_texts.append(s)
+    out += [x for t in used_texts for x in tokens(t) if fact_like(x) and _known(x, [seen], "") and fresh(x)]
+    short = {s for s in seen.strings if 4 <= len(s) <= 64 and fresh(s)}
+    out += [s for s in short if any(has_token(t, s) for t in used_texts if s in t)]
+    for n, k in enumerate(cj):                                  # selection: a record picked by the value, named by a later call
+        later = union([a.arg_facts[x] for x in cj[n + 1:]])
+        if not later.strings or not a.run.obs[k].get("ok"): continue
+        def dicts(o):
+            if isinstance(o, dict):
+                yield o
+                for x in o.values(): yield from dicts(x)
+            elif isinstance(o, list):
+                for x in o: yield from dicts(x)
+        for d in dicts(a.run.obs[k]["data"]):
+            leaves = [x for x in d.values() if isinstance(x, str)]
+            if any(x in later.strings for x in leaves):
+                out += [x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x)]
+    return list(dict.fromkeys(out))
+
+@admission_rule("edge_information_flow")
+def _r_flow(a: Admission) -> list[str]:
+    "Each walk edge ℓ → ℓ+1 carries a value observed at visit ℓ and used at visit ℓ+1 (needs meta.visits)."
+    if a.visits is None: return ["meta.visits is missing: calls cannot be matched to walk visits"]
+    bad = [(i, i + 1) for i in range(len(a.task.walk) - 1) if not _flows(a, i, i + 1)]
+    return [f"walk edges {bad} carry no value from the source visit's observations to the target visit"] if bad else []
+
+def _read_records(data, used: set) -> list:
+    "The records an observation shows as *read*: the answer itself when it is one record, and any listed record one of whose values a call used."
+    out = []
+    if isinstance(data, dict) and not any(isinstance(v, list) and v and isinstance(v[0], dict) for v in data.values()): out.append(data)
+    def walk(o):
+        if isinstance(o, dict):
+            if o is not data and any(isinstance(x, str) and x in used for x in o.values()): out.append(o)
+            for x in o.values(): walk(x)
+        elif isinstance(o, list):
+            for x in o: walk(x)
+    walk(data)
+    return out
+
+@admission_rule("revisits_needed")
+def _r_revisit(a: Admission) -> list[str]:
+    "Each revisit needs what was learned since the service's previous visit, or reads back the agent's own earlier write there."
+    if a.visits is None: return []
+    G, out = a.task.G, []
+    for l in G.revisits():
+        p = G.previous_visit(l)
+        # what was known by the previous visit: every observation of other services, and of the revisited service the
+        # records it actually read (a single-record answer, or a listed record a later call picked) -- a listing there
+        # merely shows candidates, since every planted record is in s0 from the start
+        parts = [a.obs_facts[k] for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] != a.task.walk[l]]
+        mine = [k for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] == a.task.walk[l]]
+        later = union([a.arg_facts[k] for k in mine])
+        for k in mine:
+            o = a.run.obs[k]
+            if not o.get("ok"): continue
+            parts += [Facts(d) for d in _read_records(o["data"], later.strings)]
+        before = union(parts)
+        if any(not before.has(str(x)) for x in _flows(a, l - 1, l)): continue
+        own = union([a.obs_facts[k] for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] == a.task.walk[l] and a.run.changed(k)])
+        args = [x for k, v in enumerate(a.visits) if v == l for x in _leaves(a.run.calls[k].get("arguments"))]
+        if any(isinstance(x, str) and x in own.strings for x in args): continue
+        out.append(f"the revisit of {a.task.walk[l]} at position {l} uses nothing learned after its previous visit at {p} nor its own earlier write")
+    return out
+
+def _selected(js: JointState, c: Criterion) -> list[str]:
+    "Canonical texts of the records `c` selects (its `where`) in `js`, sorted."
+    st = _narrow(js.get(c.service), c)
+    col = getattr(st, c.collection, None) if st is not None else None
+    if not col: return []
+    out = []
+    for r in col.values():
+        d = r.model_dump(mode="json") if hasattr(r, "model_dump") else r
+        if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): out.append(canonical_json(d))
+    return sorted(out)
+
+@admission_rule("changes_done")
+def _r_changes(a: Admission) -> list[str]:
+    "Every demanded change is made by the reference: the records each state goal criterion selects differ between s0 and g, and each change in meta has a goal criterion."
+    out = []
+    for c in a.goal:
+        if c.kind != "state": continue
+        if a.s0.get(c.service) is not None and _selected(a.s0, c) == _selected(a.run.g, c):
+            out.append(f"criterion {c.id} checks {c.service}.{c.collection} {c.where} but the reference leaves those records as in s0")
+    ids = {c.id for c in a.goal}
+    for ch in a.task.meta.get("changes", []):
+        if not set(ch.get("criteria", [])) & ids: out.append(f"the demanded change at visit {ch.get('visit')} has no goal criterion")
+    return out
+
+def admission_errors(task: Task, library: dict, rules: list[str] | None = None) -> list[str]:
+    "Rules the task breaks, each as 'rule: detail' (empty list = admitted). `rules` selects a subset of `ADMISSION_RULES` by name (KeyError for an unknown one)."
+    names = list(ADMISSION_RULES) if rules is None else rules
+    unknown = [n for n in names if n not in ADMISSION_RULES]
+    if unknown: raise KeyError(f"unknown admission rules {unknown}; known: {list(ADMISSION_RULES)}")
+    a = Admission(task, library)
+    try: a.s0
     except Exception as e: return [f"s0_materialises: {e}"]
-    g, obs = probe(task, library)
-    bad = [i for i, o in enumerate(obs) if not o["ok"]]
-    if bad: errs.append(f"probe_calls_succeed: reference calls {bad} returned errors, first: {obs[bad[0]]['error']['message']}")
-    if joint_hash(g) != task.g_hash: errs.append("probe_reaches_g: the reference does not reach the recorded goal state g")
-    rub = task.v
-    if not rub.verify(g, s0, task.answer): errs.append(f"verifier_accepts_g: v(g)=0, criteria b={rub.score(g, s0, task.answer)}")
-    if rub.verify(s0, s0, None): errs.append("verifier_rejects_s0: v(s0)=1, the empty trajectory would succeed")
-    goal = [c for c in rub.criteria if c.kind != "unchanged"]
-    if not goal: errs.append("has_goal_criteria: the rubric has no goal criterion")
-    edges = {(i, j) for i, j, _, _ in task.G.edges}
-    covered = {tuple(c.edge) for c in goal if c.edge} | {tuple(e) for c in goal for e in c.covers}
-    if edges - covered: errs.append(f"criterion_per_edge: walk edges {sorted(edges - covered)} have no goal criterion")
-    hits = names_tools(task.u, env.tool_names())
-    if hits: errs.append(f"instruction_names_no_tools: the instruction names {hits}")
-    # each goal criterion must depend on the reference: removing some reference call makes it fail
-    sensitive = set()
-    for k in range(len(task.reference)):
-        gk, _ = probe(task, library, task.reference[:k] + task.reference[k + 1:])
-        b = rub.score(gk, s0, task.answer)
-        sensitive |= {c.id for c, bi in zip(rub.criteria, b) if not bi}
-    state_goal = [c.id for c in goal if c.kind == "state"]
-    if set(state_goal) - sensitive: errs.append(f"goal_criteria_need_reference: {sorted(set(state_goal) - sensitive)} pass without some reference call")
-    return errs
+    return [f"{n}: {d}" for n in names for d in ADMISSION_RULES[n](a)]

@@ -6,32 +6,58 @@ Docs: https://compoworld.github.io/compoworld_nb/walk.html.md"""
 
 # %% ../nbs/05_walk.ipynb #f7c79f70
 from __future__ import annotations
-import random
+import functools, random
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 import networkx as nx
+from .core import load_settings
 
 # %% auto #0
-__all__ = ['sample_services', 'check_walk', 'sample_walk', 'DependencyGraph']
+__all__ = ['walk_settings', 'sample_length', 'is_authorable', 'sample_services', 'check_walk', 'count_walks', 'sample_walk',
+           'DependencyGraph', 'sample_graph']
 
 # %% ../nbs/05_walk.ipynb #503409dd
+def walk_settings(profile: str | None = None, **overrides) -> dict:
+    "`{k, l_min, l_max, distractors}` from settings.ini's `[walk]` (optionally a `profile`), with `overrides` on top (None values ignored). Raises ValueError if the range cannot hold L > K."
+    w = dict(load_settings(profile)["walk"])
+    w.update({k: v for k, v in overrides.items() if v is not None})
+    bad = [k for k in ("k", "l_min", "l_max", "distractors") if not isinstance(w.get(k), int) or isinstance(w.get(k), bool)]
+    if bad: raise ValueError(f"walk settings {bad} must be integers, got {[w.get(k) for k in bad]}")
+    if w["k"] < 2: raise ValueError(f"k={w['k']} must be >= 2 (a walk alternates between services)")
+    if w["l_max"] <= w["k"] or w["l_max"] < w["l_min"]:
+        raise ValueError(f"L range {w['l_min']}-{w['l_max']} must allow L > K={w['k']}")
+    if w["distractors"] < 0: raise ValueError(f"distractors={w['distractors']} must be >= 0")
+    return w
+
+def sample_length(rng: random.Random, k: int, l_min: int, l_max: int) -> int:
+    "A walk length L drawn uniformly from `max(l_min, k+1)..l_max` (Eq. 3 needs L > K); ValueError naming the range if it is empty."
+    lo = max(l_min, k + 1)
+    if lo > l_max: raise ValueError(f"L range {l_min}-{l_max} must allow L > K={k}")
+    return rng.randint(lo, l_max)
+
+# %% ../nbs/05_walk.ipynb #ff55fbde
+def is_authorable(service) -> bool:
+    "True if `service` can be put in C: it declares step templates (objects without a `steps` attribute count as authorable)."
+    return bool(getattr(service, "steps", True))
+
 def sample_services(library: dict, k: int, rng: random.Random, domain: str | None = None,
-                    n_distractors: int = 5) -> tuple[list[str], list[str]]:
-    "Draw C (k service names) and up to `n_distractors` others from `library` (name -> Service). Raises ValueError if k is out of range or `domain` is unknown."
+                    n_distractors: int = 5, authorable_only: bool = True) -> tuple[list[str], list[str]]:
+    "Draw C (k authorable service names) and up to `n_distractors` others (any service not in C) from `library` (name -> Service). Raises ValueError if k is out of range or `domain` has no authorable service."
     names = list(library)
-    if not 1 <= k <= len(names): raise ValueError(f"K={k} must be between 1 and the library size ({len(names)} services)")
+    pool = [n for n in names if is_authorable(library[n])] if authorable_only else names[:]
+    if not 1 <= k <= len(pool):
+        raise ValueError(f"K={k} must be between 1 and the number of authorable services ({len(pool)} of {len(names)} services have step templates)")
     if n_distractors < 0: raise ValueError(f"distractors={n_distractors} must be >= 0")
-    pool = names[:]
     first = []
     if domain is not None:
-        inside = [n for n in names if library[n].domain == domain]
-        if not inside: raise ValueError(f"domain={domain!r} has no service; domains: {sorted({s.domain for s in library.values()})}")
-        first = [rng.choice(inside)]; pool.remove(first[0])
-    C = first + rng.sample(pool, k - len(first))
+        inside = [n for n in pool if library[n].domain == domain]
+        if not inside: raise ValueError(f"domain={domain!r} has no authorable service; domains: {sorted({library[n].domain for n in pool})}")
+        first = [rng.choice(inside)]
+    C = first + rng.sample([n for n in pool if n not in first], k - len(first))
     rest = [n for n in names if n not in C]
     return C, rng.sample(rest, min(n_distractors, len(rest)))
 
-# %% ../nbs/05_walk.ipynb #ff55fbde
+# %% ../nbs/05_walk.ipynb #f1cf6fd8
 def check_walk(walk: Sequence[str], C: Sequence[str]) -> list[str]:
     "Violations of Eq. 3 for `walk` over `C` (empty list = valid)."
     out = []
@@ -40,24 +66,56 @@ def check_walk(walk: Sequence[str], C: Sequence[str]) -> list[str]:
     if len(walk) <= len(set(C)): out.append(f"L={len(walk)} must be > K={len(set(C))}")
     return out
 
+_MAX_EXACT_K = 12  # above this the counting table gets large; we fall back to insertion + rejection
+
+def _walk_counter(C: tuple, L: int, allowed: Callable | None):
+    "The memoised count n(ℓ, last, covered) of Eq. 3 walks completing a prefix."
+    full = (1 << len(C)) - 1
+    ok = allowed or (lambda a, b: True)
+    @functools.lru_cache(maxsize=None)
+    def n(pos: int, last: int, mask: int) -> int:
+        if pos == L: return int(mask == full)
+        if bin(mask).count("1") + (L - pos) < len(C): return 0  # too few visits left to cover C
+        return sum(n(pos + 1, j, mask | (1 << j)) for j in range(len(C))
+                   if j != last and (last < 0 or ok(C[last], C[j])))
+    return n
+
+def count_walks(C: Sequence[str], L: int, allowed: Callable[[str, str], bool] | None = None) -> int:
+    "The number of walks of length L over C that satisfy Eq. 3 (and `allowed` on every edge). Raises ValueError if K > 12."
+    C = tuple(dict.fromkeys(C))
+    if len(C) > _MAX_EXACT_K: raise ValueError(f"K={len(C)}: exact counting supports K <= {_MAX_EXACT_K}")
+    if L <= len(C) or len(C) < 2: return 0
+    return _walk_counter(C, L, allowed)(0, -1, 0)
+
 def sample_walk(C: Sequence[str], L: int, rng: random.Random,
-                allowed: Callable[[str, str], bool] | None = None, tries: int = 200) -> list[str]:
-    "A walk of length L over C satisfying Eq. 3 (and `allowed` on every edge). Raises ValueError if L <= K or K < 2, RuntimeError if `allowed` admits no walk in `tries`."
-    K = len(set(C))
+                allowed: Callable[[str, str], bool] | None = None, tries: int = 2000) -> list[str]:
+    "A walk of length L over C drawn uniformly from those satisfying Eq. 3 (and `allowed` on every edge). Raises ValueError if L <= K or K < 2, RuntimeError if no such walk exists (exact for K <= 12; after `tries` draws above)."
+    C = list(dict.fromkeys(C))
+    K = len(C)
     if K < 2: raise ValueError(f"K={K}: a walk needs at least 2 services (no service twice in a row)")
     if L <= K: raise ValueError(f"L={L} must be > K={K} (Eq. 3: at least one revisit)")
+    if K <= _MAX_EXACT_K:
+        n = _walk_counter(tuple(C), L, allowed)
+        if n(0, -1, 0) == 0: raise RuntimeError(f"no walk of length L={L} over C={C} satisfies Eq. 3 and `allowed`")
+        walk, last, mask = [], -1, 0
+        for pos in range(L):
+            opts = [(j, n(pos + 1, j, mask | (1 << j))) for j in range(K)
+                    if j != last and (last < 0 or allowed is None or allowed(C[last], C[j]))]
+            r = rng.randrange(sum(c for _, c in opts))
+            for j, c in opts:
+                if r < c: break
+                r -= c
+            walk.append(C[j]); last, mask = j, mask | (1 << j)
+        return walk
     ok_edge = allowed or (lambda a, b: True)
-    for _ in range(tries):
-        walk = list(C); rng.shuffle(walk)
+    for _ in range(tries):  # large K: shuffle C, insert the extra visits, keep walks whose edges are allowed
+        walk = C[:]; rng.shuffle(walk)
         while len(walk) < L:
-            slots = []
-            for pos in range(len(walk) + 1):
-                nb = {walk[pos - 1] if pos > 0 else None, walk[pos] if pos < len(walk) else None}
-                slots += [(pos, s) for s in C if s not in nb]
-            pos, s = rng.choice(slots)
-            walk.insert(pos, s)
-        if all(ok_edge(a, b) for a, b in zip(walk, walk[1:])) and not check_walk(walk, C): return walk
-    raise RuntimeError(f"no walk of length L={L} over C={list(C)} satisfies `allowed` after {tries} tries")
+            slots = [(p, s) for p in range(len(walk) + 1) for s in C
+                     if s not in {walk[p - 1] if p > 0 else None, walk[p] if p < len(walk) else None}]
+            p, s = rng.choice(slots); walk.insert(p, s)
+        if all(ok_edge(a, b) for a, b in zip(walk, walk[1:])): return walk
+    raise RuntimeError(f"no walk of length L={L} over C={C} satisfies `allowed` after {tries} tries")
 
 # %% ../nbs/05_walk.ipynb #a84f8a8a
 @dataclass
@@ -68,6 +126,11 @@ class DependencyGraph:
     distractors: list = field(default_factory=list)
 
     @property
+    def K(self) -> int: return len(self.C)
+    @property
+    def L(self) -> int: return len(self.walk)
+
+    @property
     def edges(self) -> list[tuple[int, int, str, str]]:
         "`[(ℓ, ℓ+1, source service, target service)]` for 0 <= ℓ < L-1 (Eq. 3's D, with positions)."
         return [(i, i + 1, a, b) for i, (a, b) in enumerate(zip(self.walk, self.walk[1:]))]
@@ -75,6 +138,14 @@ class DependencyGraph:
     def revisits(self) -> list[int]:
         "Positions ℓ whose service was already visited earlier in the walk."
         return [i for i, s in enumerate(self.walk) if s in self.walk[:i]]
+
+    def previous_visit(self, pos: int) -> int | None:
+        "The last position before `pos` that visited the same service (None on a first visit)."
+        return next((j for j in range(pos - 1, -1, -1) if self.walk[j] == self.walk[pos]), None)
+
+    def violations(self) -> list[str]:
+        "Eq. 3 violations of the walk over C (see `check_walk`)."
+        return check_walk(self.walk, self.C)
 
     def to_json(self) -> dict:
         return {"nodes": list(self.C), "walk": list(self.walk), "distractors": list(self.distractors),
@@ -89,3 +160,13 @@ class DependencyGraph:
         g.add_nodes_from(self.C, distractor=False); g.add_nodes_from(self.distractors, distractor=True)
         for i, j, a, b in self.edges: g.add_edge(a, b, position=i)
         return g
+
+# %% ../nbs/05_walk.ipynb #3c638e96
+def sample_graph(library: dict, rng: random.Random, k: int | None = None, l_min: int | None = None,
+                 l_max: int | None = None, n_distractors: int | None = None, domain: str | None = None,
+                 allowed: Callable[[str, str], bool] | None = None, profile: str | None = None) -> DependencyGraph:
+    "G for one task: C and distractors (`sample_services`), L (`sample_length`) and a uniform Eq. 3 walk; defaults from settings.ini's `[walk]`."
+    w = walk_settings(profile, k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
+    C, D = sample_services(library, w["k"], rng, domain, w["distractors"])
+    L = sample_length(rng, w["k"], w["l_min"], w["l_max"])
+    return DependencyGraph(C, sample_walk(C, L, rng, allowed), D)

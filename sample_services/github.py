@@ -800,7 +800,8 @@ def read_step(ctx, value, want):
     line = f"The project code for this work is {nxt}." if kind == "key" else f"We will meet at {nxt} to finish it."
     def plant(st: GithubState):
         rr = st.repos[r.id]
-        n = rr.next_number + 500                      # far above the counter, never taken by a tool-created issue in a task
+        # far above the counter (never taken by a tool-created issue in a task), and distinct for each plant in one task
+        n = rr.next_number + 500 + sum(1 for i in st.issues.values() if i.repo == r.id and i.number >= rr.next_number + 500)
         st.issues[f"{r.id}#{n}"] = Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=f"Tracking: {value}", body=f"Context for {value}. {line}",
                                          user=st.me, created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6)))
     ctx.plant("github", plant)

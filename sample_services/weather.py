@@ -11,7 +11,7 @@ A forecast is served for the nearest forecast point within 15 km of the coordina
 404, as the real service answers for points it does not cover). Both tools only read.
 """
 from __future__ import annotations
-import functools
+import functools, re
 from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
@@ -191,3 +191,31 @@ def forecast_step(ctx, value, want):
         return Visit(f"Check the weather forecast at {ctx.in_phrase} and tell me today's conditions and temperature.",
                      reveals=text, reveals_phrase=phrase, answer=True)
     return Visit(f"Check the weather forecast at {ctx.in_phrase}.", reveals=text, reveals_phrase=phrase)
+
+# A second way in: a place (from any service that reveals one) -> the alerts of its US state.
+_STATE = re.compile(r",\s*([A-Z]{2})\s*$")
+
+@add_step(service, "alerts", needs=("place",), reveals=("forecast",))
+def alerts_step(ctx, value, want):
+    "Read the active alerts for the state of the place `value` ('Tyler, TX' -> TX), planting one when that state has none."
+    m = _STATE.search(str(value))
+    assert m and m.group(1) in US_STATES, f"place {value!r} does not end in a US state code"
+    code = m.group(1)
+    if not any(a.state == code for a in ctx.state("weather").alerts.values()):
+        aid = ctx.plant_id("al")
+        event, sev, desc, instr = ctx.rng.choice(_ALERTS)
+        onset = EPOCH - timedelta(hours=ctx.rng.randint(1, 12))
+        area = f"{str(value).rsplit(',', 1)[0].strip()} and surrounding areas"
+        def plant(s):
+            s.alerts[aid] = Alert(id=aid, state=code, event=event, area=area, severity=sev, description=desc,
+                                          instructions=instr, onset=iso(onset), expires=iso(onset + timedelta(hours=36)))
+            return aid
+        ctx.plant("weather", plant)
+    got = ctx.call("get_alerts", state=code)
+    assert got, f"no alert for {code} after planting"
+    text = f"{got[0]['event']} ({got[0]['severity']})"
+    phrase = "the first active weather alert there"
+    if want is None:
+        return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in and tell me the first one's "
+                     f"name and severity.", reveals=text, reveals_phrase=phrase, answer=True)
+    return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in.", reveals=text, reveals_phrase=phrase)

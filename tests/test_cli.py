@@ -20,14 +20,14 @@ def test_tasks_byte_identical_across_processes_and_days(tmp_path):
     assert run("tasks", "--out", str(c), "--n", "3", "--seed", "5").returncode == 0
     assert a.read_bytes() != c.read_bytes()
     s = json.loads(r1.stdout.strip().splitlines()[-1])
-    assert s["tasks_admitted"] == 3 and s["out"] == str(a)
+    assert s["admitted"] == 3 and s["out"] == str(a) and s["rejected"] == sum(s["rejected_by_rule"].values())
 
 @pytest.mark.parametrize("args,needle", [
     (["demo", "--out", "/proc/forbidden/run"], "--out '/proc/forbidden/run'"),
-    (["demo", "--out", "OUT", "--k", "9"], "--k 9"),
+    (["demo", "--out", "OUT", "--k", "99"], "--k 99"),
     (["demo", "--out", "OUT", "--k", "3", "--l-max", "3"], "--l-max 3"),
     (["demo", "--out", "OUT", "--k", "x"], "--k 'x'"),
-    (["tasks", "--out", "OUT", "--k", "2-7"], "--k 7"),
+    (["tasks", "--out", "OUT", "--k", "2-70"], "--k 70"),
     (["demo", "--out", "OUT", "--seed", "abc"], "'abc'"),
 ])
 def test_bad_values_exit_nonzero_with_one_line(tmp_path, args, needle):

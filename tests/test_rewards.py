@@ -28,7 +28,7 @@ try:
 except ImportError:  # a bare source checkout
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from compoworld_nb.rewards import (REWARDS, advantages, alpha, check_passes, completion_focused, completion_weights,
+from compoworld_nb.rewards import (REWARDS, advantages, alpha, batch_rewards, check_passes, completion_focused, completion_weights,
                                    get_reward, group_rewards, pass_rates, register_reward, reward_table, success, uniform)
 
 B = np.array([[1, 1, 0], [1, 0, 0], [1, 1, 1], [1, 0, 0]])
@@ -343,3 +343,49 @@ def test_bad_variant_output_is_caught():
 def test_register_rejects_empty_name():
     with pytest.raises(ValueError):
         register_reward("")
+
+
+# ---------------------------------------------------------------- many groups at once
+batches = hnp.arrays(dtype=bool, shape=hnp.array_shapes(min_dims=3, max_dims=3, min_side=1, max_side=6))
+
+
+@PROPS
+@given(batches, lams, deltas, st.booleans())
+def test_batch_rewards_equal_group_by_group(b, lam, delta, weighted):
+    s = np.linspace(0.5, 2.0, b.shape[2]) if weighted else None
+    out = batch_rewards(b, lam=lam, delta=delta, weights=s)
+    for g in range(b.shape[0]):
+        one, tab = group_rewards(b[g], lam=lam, delta=delta, weights=s), reward_table(b[g], lam=lam, weights=s)
+        for n in tab: close(out["rewards"][n][g], tab[n], 1e-12)
+        for k in ("R", "advantages", "p", "w", "alpha"): close(out[k][g], one[k], 1e-12)
+    R = out["rewards"]["completion_focused"]
+    assert ((R == 1.0) == b.all(axis=2)).all() and (R >= 0).all() and (R <= 1).all()   # weights recomputed per group, R=1 iff all pass
+
+
+def test_batch_rewards_calls_custom_variants_per_group_and_checks_inputs():
+    @register_reward("first_criterion")
+    def first_criterion(b):
+        "Pays only for criterion 0 (a variant in three lines)."
+        return np.asarray(b, dtype=float)[:, 0]
+    try:
+        b3 = np.stack([B, B[::-1]])
+        out = batch_rewards(b3)
+        assert out["rewards"]["first_criterion"].tolist() == [[1, 1, 1, 1], [1, 1, 1, 1]]
+        close(out["R"][1], completion_focused(B[::-1]))
+    finally:
+        REWARDS.pop("first_criterion")
+    for bad, msg in [(B, "3-D"), (np.zeros((2, 0, 3)), "3-D"), (np.full((1, 2, 2), 0.5), r"b\[0, 0, 0\] = 0.5"),
+                     (np.array([[[1, np.nan]]]), "not 0 or 1")]:
+        with pytest.raises(ValueError, match=msg): batch_rewards(bad)
+    with pytest.raises(KeyError, match="known"): batch_rewards(B[None], kind="nope")
+    with pytest.raises(ValueError, match="lam"): batch_rewards(B[None], lam=float("inf"))
+
+
+def test_variant_returning_non_finite_values_is_refused():
+    REWARDS["nan_variant"] = lambda b: np.full(np.asarray(b).shape[0], np.nan)
+    try:
+        with pytest.raises(ValueError, match="nan_variant"): reward_table(B, ["nan_variant"])
+        with pytest.raises(ValueError, match="nan_variant"): group_rewards(B, "nan_variant")
+        with pytest.raises(ValueError, match="nan_variant"): batch_rewards(B[None], names=["nan_variant"])
+    finally:
+        REWARDS.pop("nan_variant")

@@ -150,7 +150,7 @@ def test_bad_arguments_are_400(svc, tool):
 # --- step templates -------------------------------------------------------------------------------
 _VALUES = {"key": lambda c: c.new_key(), "place": lambda c: c.world.places[3].label,
            "coords": lambda c: c.world.places[3].coords, "forecast": lambda c: "Light Rain, 54°F", "ref": lambda c: "ENG-81"}
-_FORMS = {"key": r"[a-z]+-\d{3}", "coords": r"-?\d+\.\d{4},-?\d+\.\d{4}", "forecast": r".+, -?\d+°F", "ref": r"\S+", "place": r".+, [A-Z]{2}"}
+_FORMS = {"key": r"[a-z]+-\d{3}", "coords": r"-?\d+\.\d{4},-?\d+\.\d{4}", "forecast": r".+, -?\d+°F|.+ \((Minor|Moderate|Severe|Extreme)\)", "ref": r"\S+", "place": r".+, [A-Z]{2}"}
 _CASES = [(svc, st, need, want) for svc in SERVICES for st in svc.steps for need in st.needs for want in list(st.reveals) + [None]]
 
 def _forbidden(svc) -> set:
