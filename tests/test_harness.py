@@ -7,14 +7,6 @@ from compoworld_nb.harness import MetaToolEnv, ScriptedPolicy, run_episode, roll
 
 LIB, WORLD = default_library()
 
-@pytest.fixture(scope="module")
-def task():
-    "The first admitted K=3 task from a fixed list of seeds (admission rules may reject some seeds)."
-    for seed in (0, 11, 1, 2, 3, 4, 5):
-        ts, _ = generate_tasks(1, seed=seed, library=LIB, world_factory=WORLD, k=3, l_min=4, l_max=6, n_distractors=3,
-                               progress=False, max_attempts=20)
-        if ts: return ts[0]
-    raise AssertionError("no admitted task for seeds 0-5 and 11")
 
 def _write_call(task):
     "The first reference call that changes state, and its namespaced tool."
