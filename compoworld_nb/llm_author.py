@@ -10,7 +10,7 @@ import hashlib, json, random, re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 from .core import *
-from .compose import ComposedEnv, joint_hash, to_openai_name, from_openai_name
+from .compose import ComposedEnv, JointState, joint_hash, to_openai_name, from_openai_name
 from .llm import LLMConfig, llm_config, make_client, chat, LLMError
 from .walk import DependencyGraph, sample_services, sample_length, sample_walk, walk_settings
 from .rubric import CRITERION_SCHEMA
