@@ -150,6 +150,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     for t in held: t.meta["split"] = "heldout"
     save_jsonl(stage / "tasks.jsonl", tasks)
     by_id = {t.id: t for t in tasks}
+    max_steps = max(max_steps, max(len(t.reference) for t in tasks) + 4)  # the step cap never cuts a reference solution short
     tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
     timings["author_s"] = time.perf_counter() - t0
 
