@@ -259,7 +259,8 @@ def build_parser() -> argparse.ArgumentParser:
     from compoworld_nb.author import register_cli as _tasks_report
     from compoworld_nb.evaluate import register_cli as _evaluate  # sets `handler` (prints its own output, returns the status)
     from compoworld_nb.serve import register_cli as _serve_mcp  # sets `handler` (serves until interrupted; returns the status)
-    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp): reg(sub)
+    from compoworld_nb.synthesize import register_cli as _synthesize  # sets `handler` (sandboxed write-test-repair loop)
+    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize): reg(sub)
     return p
 
 def _cmd_tasks(a) -> dict:

@@ -1,0 +1,194 @@
+"""The sandbox for model-written code: each attack below hides its names (built at run time, so a text scan would
+miss them) and must be stopped and reported with the right reason; a well-behaved module must pass.
+
+The attacks run at the level this machine gives (`namespaces` where bubblewrap works, else `hook`) and, for the
+core set, also at the hook-only level; the kernel layer alone (no audit hook) is checked where bubblewrap works.
+"""
+import os, socket, sys
+import pytest
+from compoworld_nb.sandbox import (Limits, SandboxError, SandboxResult, isolation_level, namespaces_available, read_roots,
+                                   run_pytest, run_sandboxed, run_script, check_module, describe_module)
+
+LEVELS = ["auto", "hook"]
+FAST = Limits(wall_s=20, cpu_s=10, memory_mb=768)
+
+
+def test_well_behaved_module_runs_and_returns_output():
+    r = run_script("import json, math, re, datetime\nprint(json.dumps({'v': math.isqrt(1 << 20)}))\nopen('out.txt', 'w').write('x')\n"
+                   "print(open('out.txt').read(), sorted(p for p in __import__('os').listdir('.') if not p.startswith('.')))", FAST)
+    assert (r.status, r.returncode, r.violation) == ("ok", 0, None)
+    assert r.stdout.splitlines() == ['{"v": 1024}', "x ['main.py', 'out.txt']"]
+    assert r.isolation == isolation_level()
+
+
+@pytest.mark.parametrize("level", LEVELS)
+@pytest.mark.parametrize("code,event,needle", [
+    ("print(open('/et' + 'c/pass' + 'wd').read())", "open", "/etc/passwd"),
+    ("getattr(__import__('o' + 's'), 'list' + 'dir')('/')", "os.listdir", "'/'"),
+    ("s = __import__('importlib').import_module('soc' + 'ket')\ns.socket(s.AF_INET, s.SOCK_STREAM).connect(('127.0.0.1', 9))", "socket.__new__", ""),
+    ("__import__('sub' + 'process').run(['ech' + 'o', 'hi'])", "subprocess.Popen", ""),
+    ("__import__('c' + 'types')", "import", "ctypes"),
+])
+def test_attack_is_stopped_with_its_event(level, code, event, needle):
+    r = run_script(code, FAST, isolation=level)
+    assert r.status == "violation", r
+    assert r.returncode == 86 and r.violation["event"] == event and needle in r.reason
+    assert "root:" not in r.stdout
+
+
+@pytest.mark.parametrize("code,event", [
+    ("import os\nwhile True: os.fork()", "os.fork"),                                       # fork bomb
+    ("import os\ngetattr(os, 'sys' + 'tem')('echo hi')", "os.system"),
+    ("m = __import__('_posix' + 'subprocess')", "import"),                                 # native process creation
+    ("import os\nos.link('/et' + 'c/passwd', 'copy')", "os.link"),                          # a hard link into the sandbox
+    ("import os, sysconfig\nos.open(sysconfig.get_paths()['purelib'], os.O_RDONLY)", "open"),  # a directory fd outside
+    ("import gc\ngc.get_objects()", "gc.get_objects"),
+    ("class S(str): pass\nopen(S('/etc/hostname'))", "open"),                          # a str subclass could lie to a check
+    ("import sys\nsys.settrace(lambda *a: None)", "sys.settrace"),                      # tracing could rewrite the hook's frame
+    ("import threading\nt = threading.Thread(target=lambda: open('/etc/hostname'))\nt.start(); t.join()\nprint('after')", "open"),
+    ("import resource as r\nr.setrlimit(r.RLIMIT_CPU, (10**6, 10**6))", "resource.setrlimit"),
+])
+def test_more_escapes_are_stopped(code, event):
+    r = run_script(code, FAST)
+    assert (r.status, r.violation["event"]) == ("violation", event), r
+
+
+def test_write_outside_is_stopped_and_nothing_is_written(tmp_path):
+    target = tmp_path / "owned.txt"
+    r = run_script(f"p = {str(target)[:5]!r} + {str(target)[5:]!r}\nopen(p, 'w').write('x')", FAST)
+    assert r.status == "violation" and r.violation["event"] == "open" and str(target) in r.reason
+    assert not target.exists()
+
+
+def test_a_path_that_changes_between_calls_cannot_switch_files():
+    "The check and the open see the same converted path: the file opened is the one that was checked."
+    code = ("class P:\n    n = 0\n    def __fspath__(self):\n        P.n += 1\n        return 'main.py' if P.n % 2 else '/etc/hostname'\n"
+            "print(open(P()).readline().strip())")
+    r = run_script(code, FAST)
+    assert (r.status, r.stdout.strip()) == ("ok", "class P:"), r
+
+
+def test_no_frame_reaches_the_hook_state():
+    "Walking the stack (or a refused call's traceback) finds none of the hook's functions or their closures."
+    code = ("import sys, os\nseen = set()\nf = sys._getframe()\nwhile f:\n    seen |= {k for k, v in f.f_locals.items() if getattr(v, '__closure__', None)}\n"
+            "    f = f.f_back\ntry:\n    os.symlink('main.py', 'l')\nexcept PermissionError as e:\n    tb = e.__traceback__\n"
+            "    while tb:\n        seen |= {k for k, v in tb.tb_frame.f_locals.items() if getattr(v, '__closure__', None)}\n        tb = tb.tb_next\n"
+            "print(sorted(seen))")
+    r = run_script(code, FAST)
+    assert r.ok and not {"hook", "check", "stop", "resolve", "inside", "_arm"} & set(eval(r.stdout)), r
+
+
+def test_an_exception_handler_cannot_swallow_the_stop():
+    r = run_script("try:\n    open('/etc/hostname').read()\nexcept BaseException:\n    print('caught')\nprint('went on')", FAST)
+    assert r.status == "violation" and "caught" not in r.stdout and "went on" not in r.stdout
+
+
+def test_infinite_loop_stops_at_cpu_limit():
+    r = run_script("while True:\n    pass", Limits(wall_s=20, cpu_s=1))
+    assert (r.status, r.reason) == ("timeout", "stopped at the CPU limit of 1 s")
+
+
+def test_sleeping_forever_stops_at_wall_limit():
+    r = run_script("import time\ntime.sleep(10**6)", Limits(wall_s=1.5, cpu_s=5))
+    assert (r.status, r.reason) == ("timeout", "stopped at the wall-clock limit of 1.5 s")
+    assert 1.5 <= r.wall_s < 10
+
+
+def test_memory_bomb_is_stopped():
+    r = run_script("x = []\nwhile True:\n    x.append(bytearray(64 << 20))", Limits(wall_s=20, cpu_s=10, memory_mb=512))
+    assert r.status == "memory" and "512 MiB" in r.reason, r
+
+
+def test_environment_is_stripped(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    r = run_script("import os, json\nprint(json.dumps(sorted(os.environ)))", FAST)
+    assert r.ok and "sk-secret" not in r.stdout
+    assert set(eval(r.stdout)) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "COMPOWORLD_SANDBOXED", "PWD"}
+
+
+REQUIRE_NS = os.environ.get("COMPOWORLD_REQUIRE_NAMESPACES") == "1"   # CI sets it where bubblewrap works: then it must not skip
+
+
+def test_namespaces_are_there_when_required():
+    if REQUIRE_NS: assert namespaces_available() and isolation_level() == "namespaces"
+
+
+@pytest.mark.skipif(not namespaces_available() and not REQUIRE_NS, reason="bubblewrap with user namespaces is not available here")
+def test_kernel_layer_alone_hides_files_and_network():
+    "Without the audit hook, the namespaces still hide host files and give no network."
+    r = run_script("import os\nprint(os.path.exists('/etc/passwd'), os.path.exists(os.path.expanduser('~root/.bashrc')), sorted(os.listdir('/')))\n"
+                   "print(os.getuid(), [l.split()[1] for l in open('/proc/self/status') if l.startswith('CapEff')][0])\n"
+                   "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 53), timeout=2)\n    print('connected')\n"
+                   "except OSError as e:\n    print('no network')", FAST, isolation="namespaces", hook=False)
+    assert r.ok, r
+    first, ids, last = r.stdout.splitlines()
+    assert first.startswith("False False") and "etc" not in first and last == "no network"
+    assert ids == "65534 0000000000000000"                      # an unprivileged user without capabilities
+
+
+def test_level_and_argument_errors(monkeypatch):
+    with pytest.raises(ValueError, match="isolation='chroot'"): run_script("pass", isolation="chroot")
+    with pytest.raises(ValueError, match=r"file name '\.\./x\.py'"): run_sandboxed({"../x.py": ""}, {"kind": "script", "path": "../x.py"})
+    with pytest.raises(ValueError, match="Limits.wall_s=0"): Limits(wall_s=0)
+    monkeypatch.setenv("COMPOWORLD_SANDBOX", "hook")
+    assert isolation_level() == "hook"
+    with pytest.raises(SandboxError, match="bubblewrap"): isolation_level("namespaces")
+
+
+def test_read_roots_hold_python_and_not_the_host():
+    roots = read_roots()
+    assert not {"/", "/etc", "/root", "/home", "/tmp"} & set(roots)
+    assert any(os.path.realpath(os.path.dirname(os.__file__)).startswith(r) for r in roots)
+
+
+SVC = '''
+from compoworld_nb.core import ToolError
+from compoworld_nb.service import Record, State, Service
+class Item(Record):
+    id: str
+    name: str
+class ShopState(State):
+    items: dict[str, Item] = {}
+service = Service("shop", "retail", ShopState, "A shop.")
+@service.tool
+def add_item(s: ShopState,
+             name: str,  # item name
+            ) -> dict:
+    "Add an item."
+    i = s.new_id("it"); s.items[i] = Item(id=i, name=name); return s.items[i]
+'''
+TESTS = '''
+from shop import service
+def test_add():
+    s1, o = service.call(service.initial_state(0), "add_item", {"name": "pen"})
+    assert o["ok"] and len(s1.items) == 1
+def test_wrong():
+    assert service.call(service.initial_state(0), "add_item", {})[1]["error"]["code"] == 404
+'''
+
+def test_pytest_in_the_sandbox_reports_each_test():
+    r = run_pytest({"shop.py": SVC, "test_shop.py": TESTS}, limits=FAST)
+    assert r.ok and (r.data["exit_code"], r.data["passed"], r.data["failed"], r.data["errors"]) == (1, 1, 1, 0)
+    assert [(t["nodeid"], t["outcome"]) for t in r.data["tests"]] == [("test_shop.py::test_add", "passed"), ("test_shop.py::test_wrong", "failed")]
+    assert "assert 400 == 404" in r.data["tests"][1]["message"]
+
+
+def test_pytest_tmp_path_works_inside_the_sandbox():
+    test = "def test_tmp(tmp_path):\n    (tmp_path / 'a.txt').write_text('1')\n    assert (tmp_path / 'a.txt').read_text() == '1'\n"
+    r = run_pytest({"test_tmp.py": test}, limits=FAST)
+    assert r.ok and (r.data["exit_code"], r.data["passed"]) == (0, 1), r
+
+
+def test_a_test_that_escapes_stops_the_whole_run():
+    r = run_pytest({"shop.py": SVC, "test_shop.py": "def test_peek():\n    assert open('/et' + 'c/shadow').read()\n"}, limits=FAST)
+    assert r.status == "violation" and "/etc/shadow" in r.reason and r.data is None
+
+
+def test_describe_and_check_return_the_listing_without_importing_here():
+    assert "shop" not in sys.modules
+    d = describe_module({"shop.py": SVC}, "shop", FAST)
+    assert d.ok and d.data["name"] == "shop" and [t["name"] for t in d.data["tools"]] == ["add_item"]
+    assert d.data["tools"][0]["parameters"]["required"] == ["name"] and d.data["collections"] == {"items": 0}
+    c = check_module({"shop.py": SVC, "test_shop.py": TESTS}, "shop", limits=FAST)
+    assert c.ok and c.data["describe"]["state_class"] == "ShopState" and c.data["pytest"]["passed"] == 1
+    assert "shop" not in sys.modules
