@@ -15,6 +15,7 @@ from .core import *
 from .trajectory import Trajectory, save_jsonl
 from .task import Task
 from .author import default_library, generate_tasks, synthesis_summary
+from .verify import mark_quarantined, quarantined_tools
 from .harness import *
 from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
@@ -123,6 +124,7 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int = 20, n_heldout: int =
     t_start = time.perf_counter()
     st = load_settings(profile)
     library, world = default_library()
+    mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
     k = tuple(k) if k else (3, min(5, len(library)))
     l_max = l_max if l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
     if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
@@ -253,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--l-max", type=int, default=None); t.add_argument("--profile", default="demo")
     s = sub.add_parser("services", help="list the service library")
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
+    s.add_argument("--trajectories", default=None, help="a trajectories JSONL file: also report the share of trajectories with a simulated call")
     for x in (d, t, s): x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
     # subcommands registered by their own layers set `func` (a handler returning the JSON summary)
     from compoworld_nb.fidelity import register_cli as _fidelity
@@ -260,12 +263,14 @@ def build_parser() -> argparse.ArgumentParser:
     from compoworld_nb.evaluate import register_cli as _evaluate  # sets `handler` (prints its own output, returns the status)
     from compoworld_nb.serve import register_cli as _serve_mcp  # sets `handler` (serves until interrupted; returns the status)
     from compoworld_nb.synthesize import register_cli as _synthesize  # sets `handler` (sandboxed write-test-repair loop)
-    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize): reg(sub)
+    from compoworld_nb.verify import register_cli as _verify  # sets `handler` (schema-derived inputs, quarantine report)
+    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify): reg(sub)
     return p
 
 def _cmd_tasks(a) -> dict:
     st = load_settings(a.profile)
     library, world = default_library()
+    mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], a.k[1] + 1)
     if a.k[1] > len(library): raise CliError(f"--k {a.k[1]} is larger than the library ({len(library)} services)")
     if l_max <= a.k[1]: raise CliError(f"--l-max {l_max} must be greater than K={a.k[1]} (Eq. 3: L > K)")
@@ -284,7 +289,9 @@ def _cmd_services(a) -> dict:
     library, _ = default_library()
     if a.stats:
         from compoworld_nb.specs import library_stats
-        st = {k: v for k, v in library_stats(library).items() if k != "per_service"}
+        try: st = library_stats(library, trajectories=a.trajectories, quarantined=quarantined_tools(library))
+        except (FileNotFoundError, ValueError) as e: raise CliError(f"--trajectories: {e}") from None
+        st = {k: v for k, v in st.items() if k != "per_service"}
         if not a.json: print(", ".join(f"{k}={v}" for k, v in st.items()))
         return st
     rows = [{"name": n, "domain": s.domain, "tools": len(s.tools), "spec": s.spec, "steps": [x.name for x in s.steps]} for n, s in library.items()]

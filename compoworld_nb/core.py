@@ -111,6 +111,8 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "sft": {"epochs": 3, "batch": 32, "lr": 1e-4},                              # paper §5.1
     "rollout": {"max_steps": 24, "n": 8},
     "model": {"base_url": "", "name": "", "timeout": 60.0, "max_retries": 2},  # seconds per request; retries after a timeout/5xx/429
+    "simulate": {"world_model_retries": 3, "verify_inputs": 200, "verify_seed": 0, "verify_cache": "",
+                 "verify_call_timeout": 10.0},                                  # world-model tools and independent verification (issue 8)
 }
 
 def _coerce(v: str, like: Any):

@@ -73,7 +73,9 @@ class MetaToolEnv:
     def describe_tool(self, tool: str) -> dict:
         try: t = self.env.get_tool(tool)
         except (KeyError, ValueError) as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
-        return ok({"tool": tool, "description": t.description, "parameters": t.parameters})
+        d = {"tool": tool, "description": t.description, "parameters": t.parameters}
+        if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
+        return ok(d)
 
     def call_tool(self, tool: str, arguments: Any = None) -> dict:
         self.js, o = self.env.call(self.js, tool, arguments); return o
@@ -100,8 +102,8 @@ class MetaToolEnv:
         o = self.dispatch(name, arguments)
         sim = False
         if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
-            try: sim = self.env.get_tool(arguments["tool"]).simulated
-            except (KeyError, ValueError): sim = False
+            svc, _, tool = arguments["tool"].partition(".")        # simulated: the call reached a world model (Service.simulates)
+            sim = svc in self.env.services and self.env.services[svc].simulates(tool, arguments.get("arguments"))
         self.record({"name": name, "arguments": arguments}, o, sim, latency)
         return o
 

@@ -99,6 +99,7 @@ class Tool:
     parameters: dict
     read_only: bool = False
     simulated: bool = False
+    quarantined: str | None = None  # why independent verification quarantined it (see `compoworld_nb.verify`); None: not quarantined
 
     @property
     def required(self) -> list[str]: return list(self.parameters.get("required", []))
@@ -461,7 +462,7 @@ class Service:
         if e: return state, e
         if t.simulated and self.world_model is None:
             return state, err(501, f"{self.name}.{tool} is simulated by a world model and none is configured")
-        if t.simulated: return self.world_model(self, state, t, kwargs)
+        if t.simulated: return self._simulate(state, t, kwargs)
         new = state if t.read_only else cow_view(state)
         try: data = t.fn(new, **kwargs)
         except ToolError as x: return state, x.observation()
@@ -470,6 +471,21 @@ class Service:
         except Exception as x: return state, err(500, f"{type(x).__name__}: {x}")
         if new is not state: commit_view(new)
         return new, ok(to_jsonable(data))
+
+    def simulates(self, tool: str, args: Any = None) -> bool:
+        "True if `call(state, tool, args)` is handed to the world model: `tool` is simulated, a world model is set and `args` pass the argument check."
+        t = self.tools.get(tool)
+        return bool(t is not None and t.simulated and self.world_model is not None and check_arguments(t, args)[1] is None)
+
+    def _simulate(self, state: State, t: Tool, kwargs: dict) -> tuple[State, dict]:
+        "Run the world model for simulated tool `t`; whatever it does, an error observation comes with the *same* state object (503 if the hook raises or answers something that is not `(State, observation)`)."
+        try: out = self.world_model(self, state, t, kwargs)
+        except Exception as x: return state, err(503, f"{self.name}.{t.name}: the world model failed: {type(x).__name__}: {x}")
+        if not (isinstance(out, tuple) and len(out) == 2 and isinstance(out[0], self.state_cls) and isinstance(out[1], dict)
+                and isinstance(out[1].get("ok"), bool)):
+            return state, err(503, f"{self.name}.{t.name}: the world model answered {type(out).__name__}, not (state, observation)")
+        new, o = out
+        return (new, o) if o["ok"] else (state, o)
 
 # %% ../nbs/01_service.ipynb #1c1e8109
 @dataclass

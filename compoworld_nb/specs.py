@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy, inspect, json, keyword, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any, Callable, Iterable
 from jsonschema import Draft202012Validator
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 from .core import *
@@ -454,19 +454,48 @@ def conformance(service: Service, slug: str | None = None) -> list[str]:
     return out
 
 # %% ../nbs/02_specs.ipynb #6efe0b44
-def library_stats(library: dict[str, Service]) -> dict:
-    "`{services, tools, deterministic_tools, simulated_tools, quarantined_tools, domains, per_service}` of a `{name: Service}` library."
+def _simulated_trajectories(path) -> tuple[int, int]:
+    "(trajectories, trajectories with at least one simulated step) of a Trajectory JSONL file; FileNotFoundError / ValueError naming the file and line."
+    p = Path(path)
+    if not p.is_file(): raise FileNotFoundError(f"trajectories file {str(path)!r} does not exist or is not a file")
+    n = m = 0
+    with p.open(encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if not line.strip(): continue
+            try: row = json.loads(line)
+            except ValueError: raise ValueError(f"trajectories file {str(path)!r} line {i}: not JSON") from None
+            steps = row.get("steps") if isinstance(row, dict) else None
+            if not isinstance(steps, list) or not all(isinstance(x, dict) for x in steps):
+                raise ValueError(f"trajectories file {str(path)!r} line {i}: not a trajectory (no 'steps' list of objects)")
+            n += 1; m += any(x.get("simulated") is True for x in steps)
+    return n, m
+
+def library_stats(library: dict[str, Service],             # {name: Service}
+                  trajectories: str | os.PathLike | None = None,  # a Trajectory JSONL file: adds the share of trajectories with a simulated call
+                  quarantined: Iterable[str] | None = None,  # `service.tool` names quarantined by verification (default: tools marked `quarantined`)
+                 ) -> dict:
+    """`{services, tools, deterministic_tools, simulated_tools, quarantined_tools, simulated_share, domains, per_service}` of a
+    library, plus `{trajectories, simulated_trajectories, simulated_trajectory_share}` when `trajectories` is given (shares in [0, 1]).
+    Raises FileNotFoundError / ValueError naming a bad trajectories file."""
+    q_names = None if quarantined is None else set(quarantined)
     rows = []
     for name, svc in library.items():
         tools = list(svc.tools.values())
-        q = sum(bool(getattr(t, "quarantined", False)) for t in tools)
-        sim = sum(t.simulated and not getattr(t, "quarantined", False) for t in tools)
+        isq = [bool(getattr(t, "quarantined", None)) if q_names is None else f"{name}.{t.name}" in q_names for t in tools]
+        q = sum(isq)
+        sim = sum(t.simulated and not x for t, x in zip(tools, isq))
         spec_n = None
         if svc.spec:
             try: spec_n = len(load_spec(svc.spec)["tools"])
             except FileNotFoundError: spec_n = None
         rows.append({"name": name, "domain": svc.domain, "tools": len(tools), "deterministic": len(tools) - sim - q, "simulated": sim,
                      "quarantined": q, "spec": svc.spec, "spec_tools": spec_n, "steps": len(svc.steps)})
-    return {"services": len(rows), "tools": sum(r["tools"] for r in rows), "deterministic_tools": sum(r["deterministic"] for r in rows),
-            "simulated_tools": sum(r["simulated"] for r in rows), "quarantined_tools": sum(r["quarantined"] for r in rows),
-            "domains": len({r["domain"] for r in rows}), "per_service": rows}
+    n_tools = sum(r["tools"] for r in rows)
+    out = {"services": len(rows), "tools": n_tools, "deterministic_tools": sum(r["deterministic"] for r in rows),
+           "simulated_tools": sum(r["simulated"] for r in rows), "quarantined_tools": sum(r["quarantined"] for r in rows),
+           "domains": len({r["domain"] for r in rows}), "per_service": rows}
+    out["simulated_share"] = out["simulated_tools"] / n_tools if n_tools else 0.0
+    if trajectories is not None:
+        n, m = _simulated_trajectories(trajectories)
+        out.update(trajectories=n, simulated_trajectories=m, simulated_trajectory_share=m / n if n else 0.0)
+    return out

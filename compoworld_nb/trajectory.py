@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .core import canonical_json
 
 # %% auto #0
-__all__ = ['TrajectoryStep', 'Trajectory', 'save_jsonl', 'load_trajectories']
+__all__ = ['TrajectoryStep', 'Trajectory', 'simulated_trajectory_share', 'save_jsonl', 'load_trajectories']
 
 # %% ../nbs/06_trajectory.ipynb #87668a74
 class TrajectoryStep(BaseModel):
@@ -45,7 +45,17 @@ class Trajectory(BaseModel):
         "The `call_tool` calls only: `[{'tool', 'arguments'}]`."
         return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)]
 
+    @property
+    def simulated_calls(self) -> int:
+        "Steps whose tool call was answered by a world model (`simulated` flag)."
+        return sum(s.simulated for s in self.steps)
+
     def to_jsonl(self) -> str: return canonical_json(self.model_dump(mode="json"))
+
+def simulated_trajectory_share(trajs: Iterable[Trajectory]) -> float:
+    "Share of trajectories with at least one simulated call, in [0, 1] (0.0 for none); the paper reports about 10% (Appendix B)."
+    trajs = list(trajs)
+    return sum(t.simulated_calls > 0 for t in trajs) / len(trajs) if trajs else 0.0
 
 def save_jsonl(path: str | Path, rows: Iterable, append: bool = False) -> int:
     "Write pydantic models or dicts as canonical JSON lines; returns the count."

@@ -29,7 +29,7 @@ def _zone(name: str, arg: str) -> ZoneInfo:
     name = name.strip()
     if not name or name.startswith("/") or ".." in name: raise ToolError(400, f"{arg}={name!r} is not an IANA time zone name", arg)
     try: return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError): raise ToolError(404, f"unknown time zone {arg}={name!r} (use an IANA name such as 'Europe/London')", arg) from None
+    except (ZoneInfoNotFoundError, ValueError, OSError): raise ToolError(404, f"unknown time zone {arg}={name[:80]!r} (use an IANA name such as 'Europe/London')", arg) from None
 
 def _now(s: TimeState) -> datetime: return EPOCH + timedelta(seconds=s.clock)
 

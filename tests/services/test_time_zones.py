@@ -25,7 +25,9 @@ def test_convert_time(s, src, t, dst, want, diff):
     assert d["target"]["datetime"] == want and d["time_difference"] == diff
 
 @pytest.mark.parametrize("args,code,arg", [({"timezone": "Mars/Base"}, 404, "timezone"), ({"timezone": "../etc/passwd"}, 400, "timezone"),
-                                           ({"timezone": " "}, 400, "timezone")])
+                                           ({"timezone": " "}, 400, "timezone"),
+                                           ({"timezone": "America"}, 404, "timezone"),          # a zoneinfo directory, not a zone
+                                           ({"timezone": "A" * 5000}, 404, "timezone")])         # longer than a file name may be
 def test_get_current_time_errors(s, args, code, arg):
     check_err(svc, s, "get_current_time", args, code, arg)
 
