@@ -30,7 +30,10 @@ class ServeError(ValueError):
 def _library(library: dict | None) -> dict:
     if library is not None: return library
     import sample_services
-    return sample_services.load_library()
+    from compoworld_nb.verify import mark_quarantined
+    lib = sample_services.load_library()
+    mark_quarantined(lib)  # tools quarantined by `compoworld verify-services` are served with a warning in their description
+    return lib
 
 def parse_services(services: str | Iterable[str] | None, # comma-separated names, a list of names, or None for the whole library
                    library: dict | None = None,           # {name: Service}; default: the shipped library
@@ -53,9 +56,10 @@ def served_env(services: str | Iterable[str] | None = None, library: dict | None
 
 # %% ../nbs/11b_serve.ipynb #5357f138
 def mcp_tool(env: ComposedEnv, name: str) -> types.Tool:
-    "The MCP tool for `service.tool` of `env`: name `service__tool`, title `service.tool`, our JSON schema as `inputSchema`, `readOnlyHint`."
+    "The MCP tool for `service.tool` of `env`: name `service__tool`, title `service.tool`, our JSON schema as `inputSchema`, `readOnlyHint`; a quarantined tool's description says so."
     t = env.get_tool(name)
-    return types.Tool(name=to_openai_name(name), title=name, description=t.description, input_schema=t.parameters,
+    desc = t.description if not getattr(t, "quarantined", None) else f"{t.description} [QUARANTINED by independent verification: {t.quarantined}]"
+    return types.Tool(name=to_openai_name(name), title=name, description=desc, input_schema=t.parameters,
                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, open_world_hint=False))
 
 def observation_result(obs: dict) -> types.CallToolResult:

@@ -178,3 +178,18 @@ def test_cli_port_in_use_exit_2():
         e = io.StringIO()
         with contextlib.redirect_stderr(e): assert main(["--services", "gmail", "--transport", "http", "--port", str(port)]) == 2
     assert e.getvalue().startswith(f"compoworld: error: --port {port} on --host '127.0.0.1': ") and e.getvalue().count("\n") == 1
+
+
+def test_a_quarantined_tool_is_served_with_its_reason():
+    from compoworld_nb.serve import mcp_tool, served_env
+    import sample_services
+    lib = sample_services.load_library()
+    env = served_env("time", lib)
+    tool = lib["time"].tools["convert_time"]
+    assert "QUARANTINED" not in mcp_tool(env, "time.convert_time").description
+    tool.quarantined = "uncaught OSError on a 5000-character zone name"
+    try:
+        assert mcp_tool(env, "time.convert_time").description.endswith(
+            "[QUARANTINED by independent verification: uncaught OSError on a 5000-character zone name]")
+    finally:
+        tool.quarantined = None
