@@ -16,13 +16,14 @@ from .trajectory import Trajectory, save_jsonl
 from .task import Task
 from .author import default_library, generate_tasks, synthesis_summary
 from .verify import mark_quarantined, quarantined_tools
+from .executor import add_executor_arguments, executor_from_args, synthesize_tasks
 from .harness import *
 from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
 __all__ = ['KIND_NAMES', 'CliError', 'staging_dir', 'publish', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize',
-           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'main']
+           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'verified_library', 'main']
 
 # %% ../nbs/17_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -253,6 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--out", required=True, help="a .jsonl file"); t.add_argument("--n", type=int, default=20)
     t.add_argument("--seed", type=int, default=0); t.add_argument("--k", type=_k_range, default=(3, 5))
     t.add_argument("--l-max", type=int, default=None); t.add_argument("--profile", default="demo")
+    add_executor_arguments(t)  # --executor local|ray, --workers, --ray-address: the output is the same for every choice
     s = sub.add_parser("services", help="list the service library")
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
     s.add_argument("--trajectories", default=None, help="a trajectories JSONL file: also report the share of trajectories with a simulated call")
@@ -264,13 +266,19 @@ def build_parser() -> argparse.ArgumentParser:
     from compoworld_nb.serve import register_cli as _serve_mcp  # sets `handler` (serves until interrupted; returns the status)
     from compoworld_nb.synthesize import register_cli as _synthesize  # sets `handler` (sandboxed write-test-repair loop)
     from compoworld_nb.verify import register_cli as _verify  # sets `handler` (schema-derived inputs, quarantine report)
-    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify): reg(sub)
+    from compoworld_nb.arena import register_cli as _arena  # sets `handler` (prints its own output, returns the status)
+    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify, _arena): reg(sub)
     return p
+
+def verified_library() -> tuple[dict, Any]:
+    "`author.default_library()` with the tools `compoworld verify-services` quarantined marked (the author skips them); what `compoworld tasks` workers load."
+    library, world = default_library()
+    mark_quarantined(library)
+    return library, world
 
 def _cmd_tasks(a) -> dict:
     st = load_settings(a.profile)
-    library, world = default_library()
-    mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
+    library, _ = verified_library()
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], a.k[1] + 1)
     if a.k[1] > len(library): raise CliError(f"--k {a.k[1]} is larger than the library ({len(library)} services)")
     if l_max <= a.k[1]: raise CliError(f"--l-max {l_max} must be greater than K={a.k[1]} (Eq. 3: L > K)")
@@ -279,7 +287,10 @@ def _cmd_tasks(a) -> dict:
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
     except OSError as e: raise CliError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
     try:
-        tasks, rej = generate_tasks(a.n, a.seed, library, world, k=a.k, l_min=st["walk"]["l_min"], l_max=l_max, n_distractors=st["walk"]["distractors"])
+        try: ex = executor_from_args(a)
+        except (ValueError, ImportError) as e: raise CliError(str(e)) from None
+        with ex: tasks, rej = synthesize_tasks(a.n, a.seed, ex, library="compoworld_nb.cli:verified_library", k=a.k,
+                                               l_min=st["walk"]["l_min"], l_max=l_max, n_distractors=st["walk"]["distractors"])
         save_jsonl(tmp.name, tasks); os.replace(tmp.name, out)
     finally:
         if os.path.exists(tmp.name): os.unlink(tmp.name)
