@@ -319,7 +319,8 @@ def _check_policy(policy: str) -> None:
         return
     if policy.startswith("openai:"): return
     try: make_policy(policy)
-    except ValueError as e: raise ArenaError(f"--policy {policy!r}: {e}") from None
+    except ValueError as e:
+        raise ArenaError(f"--policy {policy!r} is not a policy: expected scripted, scripted:perturb=P, hf:DIR, openai:MODEL or tiny ({e})") from None
 
 # %% ../nbs/15a_arena.ipynb #03251cda
 def run_arena(out: str | os.PathLike,            # output directory (replaced when the run completes)
@@ -414,7 +415,7 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     p = subparsers.add_parser("arena", help="self-evolving arena: evaluate on fresh tasks, diagnose weak services, target and train them, R rounds")
     p.add_argument("--rounds", type=int, required=True, help="evolving rounds R")
     p.add_argument("--out", required=True, help="output directory (replaced when the run completes)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="seed of the service sample, the tasks and the rollouts (default 0); one seed gives the same rounds")
     p.add_argument("--policy", default="scripted:perturb=0.3", help="scripted[:perturb=P], hf:DIR, openai:MODEL or tiny (a tiny model built offline; trained each round)")
     p.add_argument("--per-domain", type=int, default=1, help="arena services sampled per domain")
     p.add_argument("--domains", default=None, help="comma-separated domains the arena is restricted to (default: all)")

@@ -73,6 +73,12 @@ _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_
                  "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap")
 # Loaded native modules the bootstrap replaces by a stub (their functions raise no audit event).
 _SCRUB = ("_posixsubprocess",)
+# Functions of built-in modules that raise no audit event yet reach outside the sandbox directory (a FIFO or device
+# node anywhere, a signal to any process through a pidfd, another process's scheduling): the bootstrap replaces them,
+# wherever a loaded module refers to them (os.supports_* sets included), by a stub whose call is a violation, and
+# blocks `_imp.create_builtin` once every built-in module is loaded (a fresh `posix` would bring them back).
+_SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam"),
+                "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
 _PRELOAD = {"script": ("runpy", "subprocess"), "describe": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "subprocess"),
             "pytest": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "tempfile", "shutil", "subprocess")}
@@ -103,11 +109,36 @@ def _scrub(names):
                 for k, v in list(d.items()):
                     if v is mod: d[k] = stub
 
+def _blocked_fn(name):
+    def blocked(*args, **kwargs): sys.audit("compoworld.sandbox.blocked", name)
+    blocked.__name__ = blocked.__qualname__ = name.rsplit(".", 1)[-1]
+    return blocked
+
+def _scrub_funcs(spec):
+    # Replace each listed function, in every loaded module's namespace and in the sets a module holds (os.supports_fd
+    # and the like), by a stub; load every built-in module first, since `_imp.create_builtin` is among those replaced.
+    for name in sys.builtin_module_names:
+        if name not in sys.modules and name != "xxsubtype": __import__(name)
+    real = {}
+    for modname, names in spec.items():
+        mod = sys.modules[modname]
+        for n in names:
+            f = getattr(mod, n, None)
+            if f is not None: real[id(f)] = (f, _blocked_fn(modname + "." + n))
+    for m in list(sys.modules.values()):
+        d = getattr(m, "__dict__", None)
+        if not isinstance(d, dict): continue
+        for k, v in list(d.items()):
+            if id(v) in real and real[id(v)][0] is v: d[k] = real[id(v)][1]
+            elif type(v) in (set, frozenset) and any(id(x) in real and real[id(x)][0] is x for x in v):
+                d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
+    real.clear()
+
 def _arm(cfg):
     # Install the audit hook. Everything it uses lives in this function's closure; the function returns None,
     # so once it has run no frame on the stack refers to the hook's state. The hook never runs untrusted code
     # (only exact str/bytes/int/pathlib values are looked at) and never raises: a violation ends the process.
-    realpath, fsdecode, isdir, readlink, sep = os.path.realpath, os.fsdecode, os.path.isdir, os.readlink, os.sep
+    realpath, fsdecode, isdir, readlink, sep, normpath = os.path.realpath, os.fsdecode, os.path.isdir, os.readlink, os.sep, os.path.normpath
     write, _exit, dumps, rfd = os.write, os._exit, json.dumps, cfg["result_fd"]
     import pathlib
     path_types = (pathlib.PosixPath, pathlib.PurePosixPath)
@@ -138,18 +169,28 @@ def _arm(cfg):
         for r in roots:
             if p == r or p.startswith(r + sep if r != sep else sep): return True
         return False
-    def resolve(event, p, dir_fd=None):
+    def resolve(event, p, dir_fd=None, want_write=False):
         t = type(p)
-        if t is int: return None
+        if t is int:
+            # a file descriptor: reading one the child holds needs no check (every open was checked), but a change
+            # through it (fchmod, fchown, futimes, fsetxattr, ftruncate, fchdir) must name a file the child may write
+            if not want_write: return None
+            try: return realpath(readlink("/proc/self/fd/%d" % p))
+            except OSError: return None                    # not an open descriptor: the call itself fails
         if t is bytes: p = fsdecode(p)
         elif t in path_types: p = str(p)
         if type(p) is not str: stop(event, "a path given as " + t.__name__ + ", which the sandbox cannot check")
-        if dir_fd is not None:
+        if dir_fd is not None and dir_fd != -1:           # -1: the call had no dir_fd
             if type(dir_fd) is not int: stop(event, "a dir_fd given as " + type(dir_fd).__name__)
             if not p.startswith(sep): p = readlink("/proc/self/fd/%d" % dir_fd) + sep + p
+        elif event == "open" and not p.startswith(sep):
+            # the 'open' event does not say which directory a relative path starts from (os.open's dir_fd): a path
+            # that climbs above its start could leave the sandbox from a directory deeper than the current one
+            n = normpath(p)
+            if n == ".." or n.startswith(".." + sep): stop(event, repr(p) + " climbs out of the directory it starts from")
         return realpath(p)
     def check(event, p, want_write, dir_fd=None):
-        r = resolve(event, p, dir_fd)
+        r = resolve(event, p, dir_fd, want_write)
         if r is None: return
         if want_write:
             if not inside(r, writable): stop(event, repr(r) + " is outside the sandbox directory (writes)")
@@ -195,9 +236,15 @@ def _boot():
     if cfg["action"]["kind"] in ("pytest", "check"):
         import pytest, _pytest.capture, _pytest.tmpdir, _pytest.junitxml, _pytest.runner, _pytest.python, _pytest.assertion.rewrite
     _scrub(cfg["scrub"])
+    _scrub_funcs(cfg["scrub_funcs"])
     _arm(cfg)
     # -- the untrusted part
     act = cfg["action"]
+    def _flush():
+        # what the code printed before it exited or raised (sys.exit, an exception) reaches the parent
+        for f in (sys.stdout, sys.stderr):
+            try: f.flush()
+            except Exception: pass
     def report(obj):
         b = json.dumps(obj, sort_keys=True, ensure_ascii=False).encode()
         while b: b = b[os.write(rfd, b):]
@@ -237,7 +284,7 @@ def _boot():
             try: runpy.run_path(os.path.join(sb, act["path"]), run_name="__main__")
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-                report({"exit": code}); _exit(code)
+                _flush(); report({"exit": code}); _exit(code)
             report({"exit": 0})
         else:
             out = {}
@@ -250,11 +297,12 @@ def _boot():
             if act["kind"] in ("pytest", "check"): out["pytest"] = run_tests(act["args"])
             report(out if act["kind"] == "check" else out[act["kind"]])
     except MemoryError:
-        try: write(2, (mark + "MemoryError\n").encode())
+        try: write(2, (cfg["mark"] + "MemoryError\n").encode())
         finally: _exit(cfg["memory_exit"])
     except BaseException:
-        traceback.print_exc(); sys.stderr.flush(); _exit(cfg["error_exit"])
-    sys.stdout.flush(); sys.stderr.flush(); _exit(0)
+        try: _flush(); traceback.print_exc(); _flush()
+        finally: _exit(cfg["error_exit"])
+    _flush(); _exit(0)
 _boot()
 '''
 
@@ -422,7 +470,7 @@ def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} writte
                "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "COMPOWORLD_SANDBOXED": "1"}
         roots = read_roots(extra_read_roots)
         with open(out_p, "wb") as fo, open(err_p, "wb") as fe, open(res_p, "wb") as fr:
-            cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB),
+            cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
                    "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
                    "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
                    "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,

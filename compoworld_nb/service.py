@@ -405,7 +405,7 @@ def _validation_message(e: ValidationError) -> tuple[str, str | None]:
     arg = ".".join(str(p) for p in x["loc"]) if x["loc"] else None
     if x["type"] == "extra_forbidden": return f"unknown argument {arg!r}", arg
     if x["type"] == "missing": return f"missing required argument {arg!r}", arg
-    return f"argument {arg!r}: {x['msg']} (got {x.get('input')!r})", arg
+    return f"argument {arg!r}: {x['msg']} (got {(r := repr(x.get('input')))[:80]}{'…' if len(r) > 80 else ''})", arg
 
 def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
     "Validate `args` for `tool` per the Arguments contract: returns `(kwargs, None)` or `(None, 400 observation)`."

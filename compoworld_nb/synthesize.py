@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/synthesize.html.md"""
 
 # %% ../nbs/04c_synthesize.ipynb #aef19c29
 from __future__ import annotations
-import argparse, importlib.machinery, importlib.util, json, os, re, sys, time
+import argparse, importlib.machinery, importlib.util, json, os, re, shutil, sys, tempfile, time
 from dataclasses import dataclass, asdict
 from pathlib import Path
 from typing import Any, Callable
@@ -44,17 +44,20 @@ def read_spec(spec: str | os.PathLike | dict, slug: str | None = None) -> tuple[
         p = Path(spec)
         if p.suffix == ".json" or p.exists():
             if not p.is_file(): raise SynthesisError(f"spec {str(spec)!r} does not exist or is not a file")
-            try: raw = json.loads(p.read_text(encoding="utf-8"))
-            except (ValueError, UnicodeDecodeError) as e: raise SynthesisError(f"spec {str(spec)!r} is not JSON: {e}") from None
+            try: text = p.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as e: raise SynthesisError(f"spec {str(spec)!r} cannot be read: {e}") from None
+            try: raw = json.loads(text)
+            except ValueError as e: raise SynthesisError(f"spec {str(spec)!r} is not JSON: {e}") from None
             slug = slug or p.stem
         else:
             try: raw = load_spec(str(spec))
             except FileNotFoundError: raise SynthesisError(f"spec {str(spec)!r} is neither a file nor a spec in the shared specs folder") from None
             slug = slug or str(spec)
+    name = slug if isinstance(spec, dict) else str(spec)
     if not isinstance(raw, dict) or not isinstance(raw.get("tools"), list) or not raw["tools"]:
-        raise SynthesisError(f"spec {slug!r} must be a JSON object with a non-empty 'tools' list")
+        raise SynthesisError(f"spec {name!r} must be a JSON object with a non-empty 'tools' list")
     try: import_spec(raw)
-    except SpecImportError as e: raise SynthesisError(f"spec {slug!r} cannot be imported: {e}") from None
+    except SpecImportError as e: raise SynthesisError(f"spec {name!r} cannot be imported: {e}") from None
     return slug, raw
 
 # %% ../nbs/04c_synthesize.ipynb #c5f5911b
@@ -199,6 +202,24 @@ def synthesize_service(spec: str | os.PathLike | dict,     # spec file, shared-s
     out = Path(out_dir)
     if out.exists() and not out.is_dir(): raise SynthesisError(f"out_dir {str(out_dir)!r} exists and is not a folder")
     level = isolation_level(isolation)
+    created = _make_out_dir(out)                   # before any model call: an unwritable folder costs nothing
+    try: return _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require_all_tools, progress, params)
+    except BaseException:
+        if created is not None: shutil.rmtree(created, ignore_errors=True)   # nothing half-written is left behind
+        raise
+
+def _make_out_dir(out: Path) -> Path | None:
+    "Create `out` (and missing parents) and check a file can be written there; the topmost folder created (None: it existed). SynthesisError naming the folder otherwise."
+    top = next((p for p in [*reversed(out.absolute().parents), out.absolute()] if not p.exists()), None)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=out): pass
+    except OSError as e:
+        if top is not None and top.exists(): shutil.rmtree(top, ignore_errors=True)
+        raise SynthesisError(f"out_dir {str(out)!r} is not writable: {e.strerror or e}") from None
+    return top
+
+def _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require_all_tools, progress, params) -> SynthesisReport:
     if importlib.util.find_spec("pytest") is None:
         raise SynthesisError("synthesis runs the generated tests with pytest, which is not installed here (pip install pytest)")
     if cfg is None:
@@ -230,7 +251,6 @@ def synthesize_service(spec: str | os.PathLike | dict,     # spec file, shared-s
         if fb is None: best = files; break
         last = files
         messages.append({"role": "user", "content": f"The draft did not pass.\n\n{fb}\n\nFix it and send both files again, complete."})
-    out.mkdir(parents=True, exist_ok=True)
     rep = SynthesisReport(slug, module, model, best is not None, attempts, max_repairs, level, error=error)
     if best is not None:
         for n, c in best.items(): (out / n).write_text(c, encoding="utf-8")
@@ -279,6 +299,7 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     def handler(a: argparse.Namespace, client: Any = None) -> int:
         try:
             if a.max_repairs < 0: raise SynthesisError(f"--max-repairs {a.max_repairs} must be >= 0")
+            read_spec(a.spec)                          # a bad spec is named before a missing model setting
             try: cfg = llm_config(a.model, a.base_url)
             except ValueError as e: raise SynthesisError(str(e)) from None
             rep = synthesize_service(a.spec, a.out, client=client, cfg=cfg, max_repairs=a.max_repairs,

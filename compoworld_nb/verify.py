@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/verify.html.md"""
 
 # %% ../nbs/02b_verify.ipynb #94b90e23
 from __future__ import annotations
-import contextlib, copy, hashlib, importlib.metadata, inspect, json, math, os, random, signal, sys, threading, time
+import contextlib, copy, hashlib, importlib.metadata, inspect, json, math, os, random, shutil, signal, sys, tempfile, threading, time
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -405,6 +405,18 @@ def _service_names(given, library: dict) -> list[str]:
     if bad: raise ValueError(f"--services {bad[0]!r}: unknown service; known: {', '.join(library)}")
     return names
 
+def _check_cache_dir(cache_dir: str) -> None:
+    "ValueError naming `--cache-dir` when a report cannot be written there (quarantine lives in the cache: a run that cannot keep it quarantines nothing); a folder it had to create for the check is removed again."
+    d = Path(cache_dir).expanduser()
+    top = next((p for p in [*reversed(d.absolute().parents), d.absolute()] if not p.exists()), None)
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=d): pass
+    except OSError as e:
+        raise ValueError(f"--cache-dir {cache_dir!r} is not writable: {e.strerror or e}") from None
+    finally:
+        if top is not None and top.exists(): shutil.rmtree(top, ignore_errors=True)
+
 def register_cli(subparsers) -> Callable:
     "Add `verify-services [--services NAME ...] [--inputs N] [--seed S] [--cache-dir DIR] [--no-cache] [--json]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("verify-services", help="independent verification of every tool (schema-derived, boundary and wrong-type inputs); quarantine what fails")
@@ -421,6 +433,7 @@ def register_cli(subparsers) -> Callable:
         try:
             names = _service_names(a.services, lib)
             if a.inputs is not None and a.inputs < 1: raise ValueError(f"--inputs {a.inputs}: must be >= 1")
+            if a.cache_dir is not None: _check_cache_dir(a.cache_dir)
             res = verify_library([lib[n] for n in names], a.inputs, a.seed, a.cache_dir, not a.no_cache, progress=not a.json)
         except ValueError as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2

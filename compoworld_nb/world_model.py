@@ -9,7 +9,7 @@ from __future__ import annotations
 import json, re, threading, typing
 from dataclasses import dataclass, field
 from typing import Any, Iterable
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, TypeAdapter, ValidationError
 from .core import *
 from .service import Service, State, Tool, cow_view, commit_view, to_jsonable
 from .llm import LLMError, chat, llm_config, make_client
@@ -48,7 +48,9 @@ def parse_reply(text: Any) -> dict:
     m = _FENCE.match(text)
     body = m.group(1) if m else text
     try: reply = json.loads(body)
-    except ValueError as e: raise WorldModelReject(f"the reply is not JSON ({e.msg} at char {e.pos}): {text[:80]!r}") from None
+    except json.JSONDecodeError as e: raise WorldModelReject(f"the reply is not JSON ({e.msg} at char {e.pos}): {text[:80]!r}") from None
+    except ValueError as e: raise WorldModelReject(f"the reply is not usable JSON ({str(e)[:80]})") from None   # e.g. an integer of > 4300 digits
+    except RecursionError: raise WorldModelReject("the reply nests deeper than JSON parsing allows") from None
     if not isinstance(reply, dict): raise WorldModelReject(f"the reply must be a JSON object, got {type(reply).__name__}")
     extra = sorted(set(reply) - {"update", "observation"})
     if extra: raise WorldModelReject(f"unknown key {extra[0]!r} in the reply; the keys are 'update' and 'observation'")
@@ -91,11 +93,23 @@ def _why(e: ValidationError) -> str:
     if x["type"] == "missing": return f"missing field {loc!r}"
     return f"field {loc!r}: {x['msg']} (got {str(x.get('input'))[:60]!r})"
 
+_BOOKKEEPING = ("seed", "counters")   # not world state: the fixture seed and the id counters (ids must never be reused)
+
+def _strict(validate, value, here: str):
+    "Validate a JSON value as JSON, strictly (no '12' for 12, no true for 1): the model must answer with the schema's types."
+    try: payload = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError, RecursionError) as e: raise WorldModelReject(f"{here}: not a JSON value ({str(e)[:60]})") from None
+    try: return validate(payload, strict=True)
+    except ValidationError as e: raise WorldModelReject(f"{here}: {_why(e)}") from None
+
 def apply_update(state: State,               # the service's current state (never changed)
                  update: dict,               # {field: value, collection: {id: {fields} | null}}
                  read_only: bool = False,    # True: only an empty update is allowed
                 ) -> State:
-    "A new state: `state` with `update` applied through its Pydantic models (the same object back for an empty update). Raises WorldModelReject naming the path and value."
+    """A new state: `state` with `update` applied through its Pydantic models, validated strictly as JSON (the same object
+    back for an empty update). Raises WorldModelReject naming the path and value for: an unknown field; `seed` or
+    `counters` (bookkeeping, not world state); a `clock` moved backwards; a value of another type than the schema's
+    (no coercion: '12' is not an integer); a record stored under another id than its own; a delete of a missing record."""
     if not isinstance(update, dict): raise WorldModelReject(f"'update' must be an object, got {type(update).__name__}")
     if not update: return state
     if read_only: raise WorldModelReject(f"the tool is read-only: 'update' must be empty, got keys {sorted(update)}")
@@ -103,10 +117,14 @@ def apply_update(state: State,               # the service's current state (neve
     cols = set(cls.collection_names())
     unknown = sorted(k for k in update if k not in cls.model_fields)
     if unknown: raise WorldModelReject(f"unknown state field {unknown[0]!r}; the fields are {sorted(cls.model_fields)}")
+    kept = sorted(k for k in update if k in _BOOKKEEPING)
+    if kept: raise WorldModelReject(f"update.{kept[0]}: the fixture seed and id counters are bookkeeping, not world state; leave them out")
     new = cow_view(state)
     for name, value in update.items():
         if name not in cols:
-            try: setattr(new, name, value)
+            v = _strict(TypeAdapter(cls.model_fields[name].annotation).validate_json, value, f"update.{name}")
+            if name == "clock" and v < state.clock: raise WorldModelReject(f"update.clock: {value!r} moves the clock back from {state.clock!r}")
+            try: setattr(new, name, v)
             except ValidationError as e: raise WorldModelReject(f"update.{name}: {_why(e)}") from None
             continue
         if not isinstance(value, dict): raise WorldModelReject(f"update.{name} must map ids to records (or null), got {type(value).__name__}")
@@ -119,8 +137,7 @@ def apply_update(state: State,               # the service's current state (neve
             if not isinstance(fields, dict): raise WorldModelReject(f"{here} must be an object of fields (or null), got {type(fields).__name__}")
             old = dict.get(coll, rid)
             base = old.model_dump(mode="json") if old is not None else ({"id": rid} if "id" in rcls.model_fields else {})
-            try: rec = rcls.model_validate({**base, **fields})
-            except ValidationError as e: raise WorldModelReject(f"{here}: {_why(e)}") from None
+            rec = _strict(rcls.model_validate_json, {**base, **fields}, here)
             if "id" in rcls.model_fields and getattr(rec, "id") != rid:
                 raise WorldModelReject(f"{here}: the record's id {getattr(rec, 'id')!r} differs from the id it is stored under")
             coll[rid] = rec

@@ -135,3 +135,13 @@ def test_cli_bad_values_exit_2(tmp_path, capsys):
     assert "is not a directory" in capsys.readouterr().err
     assert not (tmp_path / "o").exists()
     with pytest.raises(ArenaError, match="--n 0"): run_arena(tmp_path / "o", n=0)
+
+
+def test_a_bad_policy_names_every_accepted_form(tmp_path, capsys):
+    sp = argparse.ArgumentParser(prog="compoworld").add_subparsers()
+    h = register_cli(sp)
+    assert h(sp.choices["arena"].parse_args(["--rounds", "1", "--policy", "greedy", "--out", str(tmp_path / "o")])) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("compoworld: error: --policy 'greedy' is not a policy: expected scripted, "
+                                                "scripted:perturb=P, hf:DIR, openai:MODEL or tiny")
+    assert not (tmp_path / "o").exists()

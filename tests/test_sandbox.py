@@ -192,3 +192,37 @@ def test_describe_and_check_return_the_listing_without_importing_here():
     c = check_module({"shop.py": SVC, "test_shop.py": TESTS}, "shop", limits=FAST)
     assert c.ok and c.data["describe"]["state_class"] == "ShopState" and c.data["pytest"]["passed"] == 1
     assert "shop" not in sys.modules
+
+
+@pytest.mark.parametrize("code,event,needle", [
+    # functions without an audit event that reach outside: a FIFO or device node anywhere, a signal through a pidfd
+    ("import os, tempfile\ngetattr(os, 'mk' + 'fifo')('/tmp/cw-fifo-' + str(os.getpid()))", "compoworld.sandbox.blocked", "posix.mkfifo"),
+    ("import os, signal\nfd = os.pidfd_open(os.getppid())\nsignal.pidfd_send_signal(fd, signal.SIGTERM)", "compoworld.sandbox.blocked", "posix.pidfd_open"),
+    # ... and the ways back to them: os.supports_* sets, a fresh `posix` built by `_imp.create_builtin`
+    ("import os\n[f for f in os.supports_dir_fd if f.__name__ == 'mk' + 'nod'][0]('/tmp/cw-node')", "compoworld.sandbox.blocked", "posix.mknod"),
+    ("import _imp, importlib.machinery as m\n_imp.create_builtin(m.ModuleSpec('pos' + 'ix', m.BuiltinImporter)).mkfifo('/tmp/x')", "compoworld.sandbox.blocked", "_imp.create_builtin"),
+    # a relative path under a dir_fd that is shallower than the current directory (the 'open' event does not carry dir_fd)
+    ("import os\nos.makedirs('a/b/c/d/e/f/g/h')\nfd = os.open('.', os.O_RDONLY)\nos.chdir('a/b/c/d/e/f/g/h')\n"
+     "os.open('../' * 12 + 'et' + 'c/passwd', os.O_RDONLY, dir_fd=fd)", "open", "climbs out of the directory"),
+    # a change through a descriptor of a file the child may only read
+    ("import os, json\nos.fchmod(os.open(json.__file__, os.O_RDONLY), 0o777)", "os.chmod", "outside the sandbox directory (writes)"),
+])
+def test_escapes_without_their_own_audit_event_are_stopped(code, event, needle):
+    r = run_script(code, FAST, isolation="hook")
+    assert (r.status, r.violation["event"]) == ("violation", event), r
+    assert needle in r.reason
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_relative_file_operations_inside_the_sandbox_are_allowed(level):
+    "os.mkdir/remove/rename/rmdir report dir_fd=-1 when none is given: that is no descriptor to resolve."
+    r = run_script("import os\nos.makedirs('d/e')\nopen('d/e/f', 'w').write('1')\nos.chmod('d/e/f', 0o600)\nos.remove('d/e/f')\n"
+                   "os.rename('d/e', 'd/g')\nos.rmdir('d/g')\nos.chdir('d')\nopen('h', 'w').write('2')\nos.chdir('..')\nprint(sorted(os.listdir('d')))", FAST, isolation=level)
+    assert (r.status, r.stdout.strip()) == ("ok", "['h']"), r
+
+
+def test_output_printed_before_an_exit_or_an_exception_is_kept():
+    r = run_script("print('before exit')\nraise SystemExit(3)", FAST)
+    assert (r.status, r.returncode, r.stdout) == ("failed", 3, "before exit\n")
+    r = run_script("print('before error')\nraise KeyError('k')", FAST)
+    assert (r.status, r.stdout, r.reason) == ("failed", "before error\n", "raised KeyError: 'k'")

@@ -193,3 +193,15 @@ def test_a_quarantined_tool_is_served_with_its_reason():
             "[QUARANTINED by independent verification: uncaught OSError on a 5000-character zone name]")
     finally:
         tool.quarantined = None
+
+
+def test_a_huge_bad_argument_is_not_echoed_back_whole():
+    import sample_services
+    lib = sample_services.load_library()
+    svc = lib["gmail"]
+    s = svc.initial_state(0)
+    s2, obs = svc.call(s, "create_label", {"name": ["x" * 1_000_000]})
+    assert s2 is s and obs["error"]["code"] == 400 and obs["error"]["argument"] == "name"
+    msg = obs["error"]["message"]
+    assert msg.startswith("argument 'name': Input should be a valid string (got ['xxx") and msg.endswith("…)")
+    assert len(msg) < 200

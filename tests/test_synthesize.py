@@ -190,3 +190,42 @@ def test_cli_without_a_model_exits_2(tmp_path, capsys, monkeypatch):
     rc = cli(["time", "--out", str(tmp_path / "o")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "no model name" in err[0]
+
+
+@pytest.mark.parametrize("spec_text,out,needle", [
+    ("{not json", "o", "is not JSON"),                                      # not JSON
+    ('{"server": "x", "tools": []}', "o", "spec 'SPEC' must be a JSON object with a non-empty 'tools' list"),  # zero tools
+    ("[1, 2]", "o", "spec 'SPEC' must be a JSON object"),                  # JSON, not an object
+    (None, "o", "spec 'SPECDIR' does not exist or is not a file"),          # a folder given as the spec
+    ("GOOD", "kv.json/sub", "out_dir 'TMP/kv.json/sub' is not writable"),   # the output folder under a file
+    ("GOOD", "/proc/cw-no/sub", "out_dir '/proc/cw-no/sub' is not writable"),  # a folder that cannot be created
+])
+def test_cli_bad_spec_or_out_exits_2_and_writes_nothing(tmp_path, capsys, spec_text, out, needle):
+    spec = tmp_path / "kv.json"
+    if spec_text is None: spec = tmp_path / "specdir.json"; spec.mkdir()
+    else: spec.write_text(json.dumps(SPEC) if spec_text == "GOOD" else spec_text)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    out = out if out.startswith("/") else str(tmp_path / out)
+    rc = cli([str(spec), "--out", out, "--model", "m"], client=ScriptedModel([draft()]).client())
+    err = capsys.readouterr().err.strip().splitlines()
+    needle = needle.replace("SPECDIR", str(spec)).replace("SPEC", str(spec)).replace("TMP", str(tmp_path))
+    assert rc == 2 and len(err) == 1 and err[0].startswith("compoworld: error: ") and needle in err[0], err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before                 # no output folder, half-written or not
+
+
+def test_cli_names_a_bad_spec_before_a_missing_model(tmp_path, capsys, monkeypatch):
+    for k in ("COMPOWORLD_MODEL_NAME", "OPENAI_BASE_URL", "COMPOWORLD_MODEL_BASE_URL"): monkeypatch.delenv(k, raising=False)
+    (tmp_path / "e.json").write_text('{"tools": []}')
+    rc = cli([str(tmp_path / "e.json"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and err == [f"compoworld: error: spec '{tmp_path / 'e.json'}' must be a JSON object with a non-empty 'tools' list"]
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_failure_after_the_folder_was_made_removes_it(tmp_path):
+    class Boom:
+        @property
+        def chat(self): raise RuntimeError("client broke")
+    with pytest.raises(RuntimeError, match="client broke"):
+        synthesize_service(SPEC, tmp_path / "new" / "out", client=Boom(), cfg=LLMConfig(model="m"))
+    assert list(tmp_path.iterdir()) == []

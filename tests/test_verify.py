@@ -201,3 +201,14 @@ def test_simulated_tools_are_checked_without_calling_their_world_model(tmp_path)
     rep = {r.tool: r for r in verify_service(svc, inputs=15, seed=0, cache_dir=tmp_path, call_timeout=0.3)}["forecast"]
     assert seen == [] and rep.quarantined is None and rep.simulated and rep.ok == 0
     assert rep.errors.get("501", 0) >= 1 and sum(rep.errors.values()) == 15 and svc.world_model is not None
+
+
+@pytest.mark.parametrize("where", ["file/sub", "/proc/cw-no-cache"])
+def test_an_unwritable_cache_dir_exits_2_before_any_verification(tmp_path, capsys, where):
+    "Quarantine lives in the cache: a --cache-dir that cannot hold a report is a bad value, not a silent no-op."
+    (tmp_path / "file").write_text("x")
+    cache = where if where.startswith("/") else str(tmp_path / where)
+    code, out, err = _cli(["verify-services", "--services", "time", "--inputs", "2", "--cache-dir", cache], capsys)
+    assert code == 2 and out == "" and err.strip().splitlines() == [err.strip()]
+    assert err.startswith(f"compoworld: error: --cache-dir {cache!r} is not writable: ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file"]

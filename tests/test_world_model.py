@@ -196,3 +196,33 @@ def test_trajectories_record_simulated_calls_and_stats_report_both_shares(tmp_pa
     assert st["simulated_share"] == pytest.approx(2 / 3)
     assert (st["trajectories"], st["simulated_trajectories"], st["simulated_trajectory_share"]) == (4, 1, 0.25)
     with pytest.raises(FileNotFoundError, match="nope.jsonl"): library_stats(lib, trajectories=tmp_path / "nope.jsonl")
+
+
+@pytest.mark.parametrize("answer,words", [
+    (reply({"books": {"b1": {"pages": "12"}}}, {"ok": True, "data": None}), "Input should be a valid integer (got '12')"),  # no coercion
+    (reply({"books": {"b1": {"pages": True}}}, {"ok": True, "data": None}), "Input should be a valid integer (got 'True')"),
+    (reply({"books": {"b1": {"title": ["Dune", 2]}}}, {"ok": True, "data": None}), "field 'title'"),                  # nested wrong type
+    (reply({"books": {"b1": {"id": "b9"}}}, {"ok": True, "data": None}), "differs from the id it is stored under"),     # an id changed
+    (reply({"seed": 7}, {"ok": True, "data": None}), "update.seed: the fixture seed and id counters are bookkeeping"),   # bookkeeping
+    (reply({"counters": {}}, {"ok": True, "data": None}), "update.counters: the fixture seed and id counters are bookkeeping"),
+    (reply({"clock": -60.0}, {"ok": True, "data": None}), "update.clock: -60.0 moves the clock back from 0.0"),
+    (reply({"emails": {"e1": {"subject": "x"}}}, {"ok": True, "data": None}), "unknown state field 'emails'"),     # another service's state
+    ('{"update": {}, "observation": ' + "[" * 50000 + "]" * 50000 + "}", "nests deeper than JSON parsing allows"),  # huge, deeply nested
+    ('{"update": {"books": {"b1": {"pages": ' + "9" * 5000 + '}}}, "observation": {"ok": true, "data": null}}', "not usable JSON"),
+    ('{"update": {"books": {"b2": null, "b1": {"pages": NaN}}}, "observation": {"ok": true, "data": null}}', "not a JSON value"),
+])
+def test_more_schema_violations_leave_the_state_exactly_as_it_was(answer, words):
+    svc = make_shelf()
+    wm, ep = world_model([answer], retries=0)
+    use_world_model([svc], wm)
+    s0 = svc.initial_state()
+    h0 = state_hash(s0)
+    s1, o = svc.call(s0, "summarize_book", {"id": "b1"})
+    assert s1 is s0 and state_hash(s0) == h0 and sorted(s0.books) == ["b1", "b2"]
+    assert o["ok"] is False and o["error"]["code"] == 503 and words in wm.log[-1].rejections[0], wm.log[-1].rejections
+
+
+def test_the_clock_may_move_forward():
+    s0 = make_shelf().initial_state()
+    s1 = apply_update(s0, {"clock": 120})
+    assert (s1.clock, s0.clock) == (120.0, 0.0)
