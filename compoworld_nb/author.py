@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 from tqdm.auto import tqdm
 from .core import *
-from .service import Service, Step, Visit, to_jsonable
+from .service import Records, Service, State, Step, Visit, lineage, to_jsonable
 from .compose import *
 from .walk import *
 from .rubric import Rubric, Criterion
@@ -21,9 +21,9 @@ from .task import *
 from .task import _fixture
 
 # %% auto #0
-__all__ = ['default_library', 'AuthoringError', 'StepContext', 'can_follow', 'count_plans', 'plan_walk', 'assign_steps',
-           'collateral_criteria', 'author_task', 'generate_tasks', 'synthesis_summary', 'difficulty_table',
-           'difficulty_report', 'register_cli']
+__all__ = ['default_library', 'AuthoringError', 'StepContext', 'can_follow', 'step_after', 'step_then', 'count_plans',
+           'plan_walk', 'assign_steps', 'collateral_criteria', 'author_task', 'generate_tasks', 'synthesis_summary',
+           'difficulty_table', 'difficulty_report', 'register_cli']
 
 # %% ../nbs/09_author.ipynb #d9e72181
 def default_library() -> tuple[dict, Callable]:
@@ -46,6 +46,62 @@ def _added_only(old: dict, new: dict) -> bool:
     return len(new) >= len(old) and all(map(operator.is_, dict.values(old), itertools.islice(dict.values(new), len(old)))) \
         and all(map(operator.eq, dict.keys(old), itertools.islice(dict.keys(new), len(old))))
 
+def _grown(old: dict, new: dict, added: set | None = None) -> dict:
+    "`new` (= `old` plus appended records, `added` their ids if known) as a committed collection that keeps `old`'s lineage: the same snapshot, with the added ids touched; `old` itself if nothing was added."
+    if dict.__len__(new) == dict.__len__(old): return old
+    snap, touched = lineage(old)
+    out = Records(new)
+    out.snap, out.touched = snap, set(touched) | (dict.keys(new) - dict.keys(old) if added is None else added)
+    return out
+
+def _planted_changes(fx: State, st: State) -> list[tuple[str, str, str]]:
+    "`record_changes(fx, st)` for a state the author grew from the fixture `fx` by plants only: a grown collection (`_grown`) names its candidate ids in `touched`, so only those are compared; any other collection is compared in full."
+    if fx is st: return []
+    out, full = [], None
+    for col in collections_of(type(fx)):
+        x, y = getattr(fx, col), getattr(st, col)
+        if x is y: continue
+        if type(y) is Records and type(x) is Records and y.snap is x.snap and not x.touched:
+            for rid in y.touched:
+                ra, rb = dict.get(x, rid), dict.get(y, rid)
+                if rb is None: out.append((col, rid, "removed")) if ra is not None else None
+                elif ra is None: out.append((col, rid, "added"))
+                elif ra is not rb and ra != rb: out.append((col, rid, "changed"))
+        else:
+            if full is None: full = record_changes(fx, st)
+            out += [t for t in full if t[0] == col]
+    return sorted(out, key=lambda t: (t[0], str(t[1])))
+
+class _Planting(dict):
+    "A record collection while a plant runs: a copy of the state's collection that refuses (AuthoringError 'plant_overwrites') to replace or remove a record it started with, and notes the ids added."
+    __slots__ = ("where", "added")
+    def _refuse(self): raise AuthoringError("plant_overwrites", f"a plant replaced or removed existing records in {self.where}")
+    def __setitem__(self, k, v):
+        if k not in self.added:
+            if dict.__contains__(self, k): self._refuse()
+            self.added.add(k)
+        dict.__setitem__(self, k, v)
+    def __delitem__(self, k):
+        if k not in self.added: self._refuse()
+        dict.__delitem__(self, k); self.added.discard(k)
+    def pop(self, k, *default):
+        if dict.__contains__(self, k): v = dict.__getitem__(self, k); self.__delitem__(k); return v
+        return dict.pop(self, k, *default)
+    def popitem(self):
+        if not dict.__len__(self): raise KeyError("popitem(): dictionary is empty")
+        k = next(reversed(dict.keys(self))); return k, self.pop(k)
+    def clear(self):
+        for k in list(dict.keys(self)): self.__delitem__(k)
+    def setdefault(self, k, default=None):
+        if not dict.__contains__(self, k): self[k] = default
+        return dict.__getitem__(self, k)
+    def update(self, *a, **kw):
+        for k, v in dict(*a, **kw).items(): self[k] = v
+    def __ior__(self, other): self.update(other); return self
+    def copy(self) -> dict: return dict(dict.items(self))
+    def __copy__(self) -> dict: return self.copy()
+    def __reduce__(self): return (dict, (dict(dict.items(self)),))
+
 class _DecoyPlanted(Exception):
     "Ends a decoy run at its first call: what a decoy is for (its records) is planted by then."
 
@@ -54,6 +110,9 @@ class StepContext:
     def __init__(self, env: ComposedEnv, s0: JointState, rng: random.Random, world: Any, seed: int):
         self.env, self.s0, self.js, self.rng, self.world, self.seed = env, dict(s0), dict(s0), rng, world, seed
         self.reference: list[dict] = []
+        self.first_states: dict = {}        # service -> its state before its first reference call
+        self.call_states: list = []         # for each reference call, its service's state just before it
+        self.memory: dict = {}              # what a step keeps for a later visit of this task (e.g. the topic of a note it wrote)
         self.visits: list[int] = []         # for each reference call, the walk position it serves
         self.visit: int = 0
         self.service: str = ""
@@ -88,11 +147,16 @@ class StepContext:
             if id(st) in done: js[service] = done[id(st)]; continue     # the same state object: plant once
             v = st.__copy__()
             cols = type(st).collection_names()
-            for c in cols: v.__dict__[c] = dict(dict.items(getattr(st, c)))
+            for c in cols:                                                  # C-speed table copies that track additions
+                t = v.__dict__[c] = _Planting(getattr(st, c))
+                t.where, t.added = f"{service}.{c}", set()
             r = fn(v)
             for c in cols:
-                if not _added_only(getattr(st, c), v.__dict__[c]):
+                old, new = getattr(st, c), v.__dict__[c]
+                if type(new) is _Planting: v.__dict__[c] = _grown(old, new, new.added); continue
+                if not _added_only(old, new):                               # the plant assigned a whole new collection
                     raise AuthoringError("plant_overwrites", f"a plant replaced or removed existing records in {service}.{c}")
+                v.__dict__[c] = _grown(old, new)
             js[service] = done[id(st)] = v
             if i == 0: out = r
         return out
@@ -101,9 +165,12 @@ class StepContext:
         "Run `tool` of the current service as a reference call; AuthoringError if it fails. In a decoy run the first call ends the run (its plants are done)."
         name = f"{self.service}.{tool}"
         if self.dry: raise _DecoyPlanted()      # a decoy only needs the step's plants, which come before its calls
+        before = self.js.get(self.service)
         self.js, o = env_call(self.env, self.js, name, args)
         if not o["ok"]: raise AuthoringError("probe_calls_succeed", f"{name}({args}) -> {o['error']}")
         self.reference.append({"tool": name, "arguments": to_jsonable(args)}); self.visits.append(self.visit)
+        self.call_states.append(before)
+        self.first_states.setdefault(self.service, before)
         return o["data"]
 
     def criterion(self, collection: str, where: dict, field: str | None, op: str, value: Any) -> dict:
@@ -119,12 +186,12 @@ class StepContext:
             dv = self.rng.choice(opts) if opts else None
         else: dv = None
         if dv is None: return False
-        snap = (dict(self.s0), dict(self.js), self._plants, self.in_phrase)
+        snap = (dict(self.s0), dict(self.js), self._plants, self.in_phrase, dict(self.memory))
         self.dry = True
         try: step.fn(self, dv, want)
         except _DecoyPlanted: pass
         except (AuthoringError, AssertionError, KeyError, IndexError, ValueError):
-            self.s0, self.js, self._plants = snap[0], snap[1], snap[2]
+            self.s0, self.js, self._plants, self.memory = snap[0], snap[1], snap[2], snap[4]
         finally:
             self.dry, self.in_phrase = False, snap[3]
         return self._plants > snap[2]
@@ -135,59 +202,99 @@ def can_follow(library: dict, a: str, b: str) -> bool:
     rev = {k for s in library[a].steps for k in s.reveals}
     return any(rev & set(s.needs) for s in library[b].steps)
 
+def step_after(step: Step) -> str | None:
+    "The name of the step that must have run on an earlier visit to the same service before `step` may (its function's `after` attribute: a step that re-reads a record the agent wrote there), or None."
+    return getattr(step.fn, "after", None)
+
+def step_then(step: Step) -> str | None:
+    "The name of the step a later visit to the same service must run once `step` has (its function's `then` attribute: a write that is only worth making for the re-read that follows), or None."
+    return getattr(step.fn, "then", None)
+
+def _order_bits(library: dict, services) -> dict:
+    "`{(service position, step name): bit}` for the steps that `after` / `then` attributes tie to other visits of their service."
+    bits = {}
+    for j, s in enumerate(services):
+        for st in library[s].steps:
+            for a in (step_after(st), step_then(st)):
+                if a is not None and (j, a) not in bits: bits[(j, a)] = 1 << len(bits)
+            if step_then(st) is not None and (j, st.name) not in bits: bits[(j, st.name)] = 1 << len(bits)
+    return bits
+
+def _step_bits(bits: dict, j: int, st: Step) -> tuple[int, int, int]:
+    "`(needs done, sets done, owes)` bits of step `st` at service position j."
+    a, t = step_after(st), step_then(st)
+    return (bits[(j, a)] if a is not None else 0), bits.get((j, st.name), 0), (bits[(j, t)] if t is not None else 0)
+
+def _advance(done: int, owe: int, need: int, sets: int, owes: int) -> tuple[int, int] | None:
+    "The (done, owed) bits after a step, or None if the step may not run (what it needs is not done, or it would owe what is owed already: each `then` step gets its own follow-up)."
+    if (need and not done & need) or owe & owes: return None
+    return done | sets, (owe & ~sets) | owes
+
 def _planner(library: dict, C: tuple, L: int, start: str):
-    "The counting table of authorable plans over C of length L, and the option lister it sums over."
+    "The counting table of authorable plans over C of length L, and the option lister it sums over. A plan state is (position, previous service, kind in hand, services covered, wrote yet, steps done and steps owed (`after` / `then`))."
     full, K = (1 << len(C)) - 1, len(C)
-    steps = [[(st, frozenset(st.needs), tuple(st.reveals), st.writes) for st in library[s].steps] for s in C]
+    bits = _order_bits(library, C)
+    by_kind: dict = {}      # fact kind -> [(service index, step, kinds it reveals, writes, (need, sets, owes) bits)]
+    for j, s in enumerate(C):
+        for st in library[s].steps:
+            sb = _step_bits(bits, j, st)
+            for kind in dict.fromkeys(st.needs): by_kind.setdefault(kind, []).append((j, st, tuple(st.reveals), st.writes, sb))
     pop = [bin(m).count("1") for m in range(full + 1)]
-    def options(pos, prev, kind, mask, wrote):
+    def options(pos, prev, kind, mask, wrote, done, owe):
         last = pos == L - 1
-        for j in range(K):
+        for j, st, reveals, writes, sb in by_kind.get(kind, ()):
             if j == prev: continue
+            dv = _advance(done, owe, *sb) if (sb[0] or sb[1] or sb[2] or owe) else (done, owe)
+            if dv is None: continue
             m2 = mask | (1 << j)
             if pop[m2] + (L - 1 - pos) < K: continue
-            for st, needs, reveals, writes in steps[j]:
-                if kind not in needs: continue
+            if last:
+                if m2 != full or dv[1]: continue
+                if writes: yield (j, st, None, None)
+                elif wrote: yield from ((j, st, k, None) for k in reveals)
+            else:
+                w2 = wrote or writes
+                yield from ((j, st, k, (pos + 1, j, k, m2, w2) + dv) for k in reveals)
+    plain = {kind: [(j, reveals, writes, sb, not any(sb)) for j, st, reveals, writes, sb in opts] for kind, opts in by_kind.items()}
+    memo = {}
+    def per_service(pos, kind, mask, wrote, done, owe) -> list:
+        "The plans from this state counted per service of the next visit (so `n` for any previous service is a subtraction)."
+        key = (pos, kind, mask, wrote, done, owe)
+        out = memo.get(key)
+        if out is None:
+            out = [0] * K
+            last, rest = pos == L - 1, L - 1 - pos
+            for j, reveals, writes, sb, free in plain.get(kind, ()):
+                if free and not owe: d2, o2 = done, owe
+                else:
+                    dv = _advance(done, owe, *sb)
+                    if dv is None: continue
+                    d2, o2 = dv
+                m2 = mask | (1 << j)
+                if pop[m2] + rest < K: continue
                 if last:
-                    if m2 != full: continue
-                    if writes: yield (j, st, None, None)
-                    elif wrote: yield from ((j, st, k, None) for k in reveals)
+                    if m2 == full and not o2: out[j] += 1 if writes else (len(reveals) if wrote else 0)
                 else:
                     w2 = wrote or writes
-                    yield from ((j, st, k, (pos + 1, j, k, m2, w2)) for k in reveals)
-    memo = {}
-    def n(pos, prev, kind, mask, wrote) -> int:
-        key = (pos, prev, kind, mask, wrote)
-        v = memo.get(key)
-        if v is None:
-            v = 0
-            last = pos == L - 1
-            for j in range(K):
-                if j == prev: continue
-                m2 = mask | (1 << j)
-                if pop[m2] + (L - 1 - pos) < K: continue
-                for st, needs, reveals, writes in steps[j]:
-                    if kind not in needs: continue
-                    if last:
-                        if m2 == full: v += 1 if writes else (len(reveals) if wrote else 0)
-                    else:
-                        w2 = wrote or writes
-                        for k in reveals: v += n(pos + 1, j, k, m2, w2)
-            memo[key] = v
-        return v
+                    for k in reveals: out[j] += n(pos + 1, j, k, m2, w2, d2, o2)
+            memo[key] = out
+        return out
+    def n(pos, prev, kind, mask, wrote, done, owe) -> int:
+        c = per_service(pos, kind, mask, wrote, done, owe)
+        return sum(c) - (c[prev] if prev >= 0 else 0)
     return n, options
 
 def count_plans(library: dict, C: list[str], L: int, start: str = "key") -> int:
     "The number of authorable (walk, step, revealed kind) plans of length L over C."
     if not L > len(C) >= 2: return 0
     n, _ = _planner(library, tuple(C), L, start)
-    return n(0, -1, start, 0, False)
+    return n(0, -1, start, 0, False, 0, 0)
 
 def plan_walk(library: dict, C: list[str], L: int, rng: random.Random, start: str = "key") -> tuple[list[str], list[tuple]] | None:
     "A uniformly drawn authorable plan: `(walk, [(step, kind revealed or None at a terminal write)])`, or None if (C, L) has none."
     if L <= len(C) or len(C) < 2: return None
     n, options = _planner(library, tuple(C), L, start)
-    state = (0, -1, start, 0, False)
+    state = (0, -1, start, 0, False, 0, 0)
     if n(*state) == 0: return None
     walk, plan = [], []
     while state is not None:
@@ -203,30 +310,37 @@ def plan_walk(library: dict, C: list[str], L: int, rng: random.Random, start: st
 
 def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str = "key") -> list[tuple[Step, str | None]] | None:
     "Steps for a *given* walk (a step per visit and the kind it reveals; None at a terminal write), drawn uniformly among the valid assignments; None if there is none."
-    L = len(walk)
-    @functools.lru_cache(maxsize=None)
-    def n(pos, kind, wrote) -> int:
-        tot = 0
+    L, svcs = len(walk), list(dict.fromkeys(walk))
+    bits = _order_bits(library, svcs)
+    pos_of = {s: j for j, s in enumerate(svcs)}
+    def steps_at(pos, kind, done, owe):
         for st in library[walk[pos]].steps:
             if kind not in st.needs: continue
-            if pos == L - 1: tot += 1 if st.writes else (len(st.reveals) if wrote else 0)
-            else: tot += sum(n(pos + 1, k, wrote or st.writes) for k in st.reveals)
+            dv = _advance(done, owe, *_step_bits(bits, pos_of[walk[pos]], st))
+            if dv is not None: yield st, dv
+    @functools.lru_cache(maxsize=None)
+    def n(pos, kind, wrote, done, owe) -> int:
+        tot = 0
+        for st, dv in steps_at(pos, kind, done, owe):
+            if pos == L - 1:
+                if not dv[1]: tot += 1 if st.writes else (len(st.reveals) if wrote else 0)
+            else: tot += sum(n(pos + 1, k, wrote or st.writes, *dv) for k in st.reveals)
         return tot
-    if n(0, start, False) == 0: return None
-    out, kind, wrote = [], start, False
+    if n(0, start, False, 0, 0) == 0: return None
+    out, kind, wrote, done, owe = [], start, False, 0, 0
     for pos in range(L):
         opts = []
-        for st in library[walk[pos]].steps:
-            if kind not in st.needs: continue
+        for st, dv in steps_at(pos, kind, done, owe):
             if pos == L - 1:
-                opts += [((st, None), 1)] if st.writes else ([((st, k), 1) for k in st.reveals] if wrote else [])
-            else: opts += [((st, k), n(pos + 1, k, wrote or st.writes)) for k in st.reveals]
+                if dv[1]: continue
+                opts += [((st, None, dv), 1)] if st.writes else ([((st, k, dv), 1) for k in st.reveals] if wrote else [])
+            else: opts += [((st, k, dv), n(pos + 1, k, wrote or st.writes, *dv)) for k in st.reveals]
         opts = [(o, c) for o, c in opts if c]
         r = rng.randrange(sum(c for _, c in opts))
         for o, c in opts:
             if r < c: break
             r -= c
-        out.append(o); kind, wrote = o[1], wrote or o[0].writes
+        out.append(o[:2]); kind, wrote, (done, owe) = o[1], wrote or o[0].writes, o[2]
     return out
 
 # %% ../nbs/09_author.ipynb #f62b4729
@@ -260,7 +374,6 @@ def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
             if found: break
         if found and all(found["where"] != c["where"] or found["service"] != c["service"] for c in out):
             out.append(found); per[svc] += 1
-            if per[svc] >= per_service: adm.skip_services.add(svc)
     return out
 
 # %% ../nbs/09_author.ipynb #c574ac7a
@@ -304,7 +417,7 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
         value, ctx.in_phrase, kind_in = visit.reveals, visit.reveals_phrase, want
     overrides: dict = {}
     for svc in C + D:                                       # plants only add records (StepContext.plant checks it)
-        for col, rid, change in record_changes(fx[svc], ctx.s0[svc]):
+        for col, rid, change in _planted_changes(fx[svc], ctx.s0[svc]):
             rec = dict.__getitem__(getattr(ctx.s0[svc], col), rid)
             overrides.setdefault(svc, {}).setdefault(col, {})[rid] = rec.model_dump(mode="json")
     for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
@@ -315,14 +428,17 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
     draft = Task(id="draft", u=u, services=C, distractors=D, walk=walk, graph=DependencyGraph(C, walk, D).to_json(),
                  s0={"seed": ws, "overrides": overrides}, s0_hash="", reference=ctx.reference, answer=answer,
                  g_hash="", rubric=crits, meta=meta)
-    s0 = materialize_s0(draft, library, check=False)       # s0 as any reader rebuilds it: fixtures + overrides
+    # s0 as any reader rebuilds it (fixtures + overrides); where a service's rebuilt state is the same value as the one its
+    # first reference call ran on, that state object stands in, so the probe below repeats none of those calls (memo_call)
+    s0 = adopt_s0(draft, library, ctx.first_states)
     s0h = joint_hash_cached(s0)
     draft = draft.model_copy(update={"s0_hash": s0h})
     adm = Admission(draft, library)                         # the probe: g is where the reference leads from s0 (Eq. 4)
+    share_run(adm, run_calls(adm.env, adm.s0, draft.reference, like=ctx.call_states))   # where a call's state equals the author's, reuse it
     gh = joint_hash_cached(adm.run.g)
     coll = collateral_criteria(adm)
     for j, c in enumerate(coll): c.update(id=f"c{len(crits) + j + 1}", weight=1.0)
-    rubric = load_rubric(crits + coll).to_json()
+    rubric = rubric_rows(crits + coll)
     tid = "t" + hashlib.sha256(f"{seed}:{u}:{s0h}".encode()).hexdigest()[:10]
     return draft.model_copy(update={"id": tid, "rubric": rubric, "g_hash": gh})
 

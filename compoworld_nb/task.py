@@ -6,7 +6,9 @@ Docs: https://compoworld.github.io/compoworld_nb/task.html.md"""
 
 # %% ../nbs/08_task.ipynb #6e26f6f6
 from __future__ import annotations
-import calendar as _calendar, functools, re, typing
+import calendar as _calendar, functools, itertools, re, threading, typing
+from itertools import compress, repeat
+from operator import is_, not_
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -14,19 +16,19 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 from pydantic import BaseModel, ConfigDict, Field
 from .core import *
-from .service import Service, State, cow_view, commit_view
+from .service import Service, State, cow_view, commit_view, same_value
 from .compose import *
 from .walk import DependencyGraph, check_walk
 from .toolgraph import is_id_name, name_slot, singular
-import jsonschema
+import jsonschema, fastjsonschema
 from .rubric import Rubric, Criterion, CRITERION_SCHEMA, check, typed_eq, text_contains, numbers_in, get_path
 
 # %% auto #0
-__all__ = ['ADMISSION_RULES', 'Task', 'load_rubric', 'record_model', 'apply_overrides', 'task_env', 'state_hash_cached',
-           'joint_hash_cached', 'materialize_s0', 'ProbeRun', 'memo_call', 'env_call', 'run_calls', 'probe',
-           'has_token', 'fact_like', 'tokens', 'Facts', 'facts_of', 'union', 'state_facts', 'documented_values',
-           'WrongWrite', 'collections_of', 'record_changes', 'Admission', 'admission_rule', 'names_tools',
-           'generated_id', 'admission_errors']
+__all__ = ['ADMISSION_RULES', 'Task', 'load_rubric', 'rubric_rows', 'record_model', 'apply_overrides', 'task_env',
+           'state_hash_cached', 'joint_hash_cached', 'materialize_s0', 'same_state', 'adopt_s0', 'ProbeRun',
+           'memo_call', 'env_call', 'run_calls', 'probe', 'has_token', 'fact_like', 'tokens', 'Facts', 'facts_of',
+           'union', 'state_facts', 'documented_values', 'WrongWrite', 'collections_of', 'record_changes', 'any_change',
+           'share_run', 'Admission', 'admission_rule', 'names_tools', 'generated_id', 'admission_errors']
 
 # %% ../nbs/08_task.ipynb #cb6c991b
 class Task(BaseModel):
@@ -53,6 +55,12 @@ class Task(BaseModel):
     def v(self) -> Rubric: return load_rubric(self.rubric)
 
 _VALIDATOR = jsonschema.Draft202012Validator(CRITERION_SCHEMA)
+_FAST = fastjsonschema.compile(CRITERION_SCHEMA, use_default=False)   # the same schema compiled to Python (~25x faster)
+
+def _valid_row(d: dict) -> bool:
+    "True if `d` satisfies the criterion schema: the compiled check first; a row it refuses is judged again by jsonschema (whose error `load_rubric` raises). The two agree on this schema (tests/test_task_schema.py)."
+    try: _FAST(d); return True
+    except fastjsonschema.JsonSchemaException: return _VALIDATOR.is_valid(d)
 _RUBRICS: OrderedDict = OrderedDict()
 
 def load_rubric(rows: list[dict]) -> Rubric:
@@ -61,19 +69,31 @@ def load_rubric(rows: list[dict]) -> Rubric:
     r = _RUBRICS.get(key)
     if r is not None: return r
     for d in rows:
-        if not _VALIDATOR.is_valid(d): raise jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(d))
+        if not _valid_row(d): raise jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(d))
     cs = [Criterion.model_validate(d) for d in rows]
     seen = set()
     for c in cs:
         if c.id in seen: raise ValueError(f"duplicate criterion id {c.id!r}")
         seen.add(c.id)
     r = _RUBRICS[key] = _RUBRICS[canonical_json(r_json := [c.to_json() for c in cs])] = Rubric(criteria=cs)
+    _ROWS[id(r)] = (r, r_json)
     while len(_RUBRICS) > 1024: _RUBRICS.popitem(last=False)
+    while len(_ROWS) > 1024: _ROWS.popitem(last=False)
     return r
+
+_ROWS: OrderedDict = OrderedDict()
+
+def rubric_rows(rows: list[dict]) -> list[dict]:
+    "`load_rubric(rows).to_json()` (the rows as the rubric writes them), reusing the rows `load_rubric` made when it built the rubric. Returns a new list of new dicts."
+    r = load_rubric(rows)
+    e = _ROWS.get(id(r))
+    return [dict(d) for d in e[1]] if e is not None and e[0] is r else r.to_json()
 
 # %% ../nbs/08_task.ipynb #cf85b566
 @functools.lru_cache(maxsize=512)
-def _fixture(service: Service, seed: int) -> State: return service.initial_state(seed)
+def _fixture(service: Service, seed: int) -> State:
+    "The service's seeded fixture in committed form: its record collections are `Records` that carry their own snapshot, so every state derived from it (s0 with planted records, the states a probe visits) shares the fixture's cached ids and record texts instead of re-sorting and re-hashing all of it."
+    return commit_view(cow_view(service.initial_state(seed)))
 
 def record_model(state_cls: type[State], collection: str) -> type:
     "The record class of `collection` in `state_cls` (KeyError if it is not a record collection)."
@@ -128,11 +148,43 @@ def materialize_s0(task: Task, library: dict, check: bool = True) -> JointState:
         js = _S0_CACHE.get(key)
         if js is None:
             js = _S0_CACHE[key] = apply_overrides({n: _fixture(s, task.s0["seed"]) for n, s in env.services.items()}, ov)
-        _S0_CACHE[(svcs, task.s0["seed"], id(ov))] = (ov, js)
+        _S0_CACHE[(svcs, task.s0["seed"], id(ov))] = (ov, js, key)
         while len(_S0_CACHE) > 512: _S0_CACHE.popitem(last=False)
     if check and joint_hash_cached(js) != task.s0_hash:
         raise ValueError(f"task {task.id}: materialised s0 hash {joint_hash_cached(js)[:12]} != recorded {task.s0_hash[:12]}")
     return js
+
+def same_state(a: State, b: State) -> bool:
+    "True if two service states are the same value in all a tool can observe: same class, non-collection fields `same_value`, and each collection with the same ids *in the same order*, record by record the very same object or `same_value` (the core's own test for interchangeable records)."
+    if a is b: return True
+    if type(a) is not type(b) or a.__dict__.keys() != b.__dict__.keys(): return False
+    if not (same_value(a.__pydantic_extra__, b.__pydantic_extra__) and a.__pydantic_private__ == b.__pydantic_private__): return False
+    cols = set(type(a).collection_names())
+    for k, x in a.__dict__.items():
+        y = b.__dict__[k]
+        if x is y: continue
+        if k not in cols or not isinstance(x, dict) or not isinstance(y, dict):
+            if not same_value(x, y): return False
+            continue
+        kx = list(dict.keys(x))
+        if kx != list(dict.keys(y)): return False
+        for rid in compress(kx, map(not_, map(is_, dict.values(x), dict.values(y)))):   # records not shared: compare values
+            if not same_value(dict.__getitem__(x, rid), dict.__getitem__(y, rid)): return False
+    return True
+
+def adopt_s0(task: Task, library: dict, states: dict) -> JointState:
+    "The task's s0 with the states in `states` ({service: state}) put in place of the rebuilt ones wherever they are the same value (`same_state`); the result is remembered as the task's materialised s0, so probes of the task start from (and share memoised calls with) those very objects. Services whose state differs keep the rebuilt one."
+    js = materialize_s0(task, library, check=False)
+    swap = {n: st for n, st in states.items() if n in js and st is not js[n] and same_state(st, js[n])}
+    if not swap: return js
+    out = {**js, **swap}
+    env, ov = task_env(task, library), task.s0.get("overrides", {})
+    svcs = tuple(id(s) for s in env.services.values())
+    idkey = (svcs, task.s0["seed"], id(ov))
+    hit = _S0_CACHE.get(idkey)                 # materialize_s0 just left it, with the content key
+    key = hit[2] if hit is not None and hit[0] is ov else (svcs, task.s0["seed"], canonical_json(ov))
+    _S0_CACHE[key], _S0_CACHE[idkey] = out, (ov, out, key)
+    return out
 
 # %% ../nbs/08_task.ipynb #fd243452
 @dataclass
@@ -192,10 +244,15 @@ def env_call(env: ComposedEnv, js: JointState, name: str, args: Any) -> tuple[Jo
     out = dict(js); out[svc] = new
     return out, o
 
-def run_calls(env: ComposedEnv, s0: JointState, calls: list[dict]) -> ProbeRun:
-    "Execute `calls` ([{tool, arguments}]) in `env` from `s0`, keeping every intermediate state."
+def run_calls(env: ComposedEnv, s0: JointState, calls: list[dict], like: list | None = None) -> ProbeRun:
+    "Execute `calls` ([{tool, arguments}]) in `env` from `s0`, keeping every intermediate state. `like` (optional, one per call): a state of the call's service seen elsewhere before the same call; where it is the same value as the run's own (`same_state`), it takes that state's place, so the transitions memoised from it are found (the run is the same in value)."
     states, obs, js = [s0], [], s0
-    for c in calls:
+    for k, c in enumerate(calls):
+        if like is not None and k < len(like) and like[k] is not None:
+            svc = _tool_of(c)
+            svc = svc[0] if svc else None
+            if svc in js and like[k] is not js[svc] and same_state(like[k], js[svc]):
+                js = states[-1] = {**js, svc: like[k]}          # the state before call k is that (equal) object
         js, o = env_call(env, js, c.get("tool"), c.get("arguments")); states.append(js); obs.append(o)
     return ProbeRun(env, list(calls), states, obs)
 
@@ -237,6 +294,16 @@ def _leaves(o: Any) -> Iterator:
     elif isinstance(o, BaseModel): yield from _leaves(o.model_dump(mode="json"))
     elif o is not None and not isinstance(o, bool): yield o
 
+def _fact_leaves(o: Any, strs: list, nums: list) -> None:
+    "The leaves `_leaves(o)` yields, without generators: stripped strings onto `strs`, ints and floats onto `nums` (others dropped)."
+    if isinstance(o, str): strs.append(o.strip())
+    elif isinstance(o, dict):
+        for v in o.values(): _fact_leaves(v, strs, nums)
+    elif isinstance(o, (list, tuple)):
+        for v in o: _fact_leaves(v, strs, nums)
+    elif isinstance(o, BaseModel): _fact_leaves(o.model_dump(mode="json"), strs, nums)
+    elif isinstance(o, (int, float)) and not isinstance(o, bool): nums.append(o)
+
 class Facts:
     "An index of what some JSON values make known: whole strings, word tokens, numbers and long texts."
     def __init__(self, *objs, keep_texts: bool = True):
@@ -244,10 +311,9 @@ class Facts:
         for o in objs: self.add(o)
 
     def add(self, obj) -> "Facts":
-        strs = []
-        for v in _leaves(obj):
-            if isinstance(v, str): strs.append(v.strip())
-            elif isinstance(v, (int, float)): self.nums.add(float(v)); self.atoms.add(str(v))
+        strs, nums = [], []
+        _fact_leaves(obj, strs, nums)
+        self.nums.update(map(float, nums)); self.atoms.update(map(str, nums))
         self.strings.update(strs)
         toks = _TOK.findall("\n".join(strs))
         self.atoms.update(toks)
@@ -352,12 +418,46 @@ def record_changes(a: State, b: State) -> list[tuple[str, str, str]]:
     for col in collections_of(type(a)):
         x, y = getattr(a, col), getattr(b, col)
         if x is y: continue
-        for rid in dict.keys(y):
+        ky = list(dict.keys(y))       # ids whose record is not the very same object: found at C speed, then classified
+        for rid in compress(ky, map(not_, map(is_, map(dict.get, repeat(x), ky), dict.values(y)))):
             ra, rb = dict.get(x, rid), dict.__getitem__(y, rid)
             if ra is None: out.append((col, rid, "added"))
-            elif ra is not rb and ra != rb: out.append((col, rid, "changed"))
-        out += [(col, rid, "removed") for rid in dict.keys(x) if not dict.__contains__(y, rid)]
+            elif ra != rb: out.append((col, rid, "changed"))
+        if dict.__len__(x) + sum(1 for t in out if t[0] == col and t[2] == "added") != dict.__len__(y):
+            out += [(col, rid, "removed") for rid in dict.keys(x) if not dict.__contains__(y, rid)]
     return sorted(out, key=lambda t: (t[0], str(t[1])))
+
+_FIELD_INDEX: OrderedDict = OrderedDict()
+
+def _field_index(coll: dict, head: int = 400) -> tuple[dict, dict]:
+    "For the first `head` records of a collection: `{string: {fields holding it, alone or in a list}}` and `{field: {its non-empty strings, list items included}}`. Cached by the identities of those records (records are values), so collections that share them share the index."
+    recs = list(itertools.islice(dict.values(coll), head))
+    key = tuple(map(id, recs))
+    e = _FIELD_INDEX.get(key)
+    if e is not None: _FIELD_INDEX.move_to_end(key); return e[1], e[2]
+    by_value, by_field = {}, {}
+    for r in recs:
+        for f, x in r.__dict__.items():
+            for x2 in (x if isinstance(x, list) else (x,)):
+                if isinstance(x2, str):
+                    by_value.setdefault(x2, set()).add(f)
+                    if x2: by_field.setdefault(f, set()).add(x2)
+    _FIELD_INDEX[key] = (recs, by_value, by_field)      # the records are kept alive, so their ids stay theirs
+    while len(_FIELD_INDEX) > 256: _FIELD_INDEX.popitem(last=False)
+    return by_value, by_field
+
+def any_change(a: State, b: State) -> bool:
+    "`bool(record_changes(a, b))`, stopping at the first changed record."
+    if a is b: return False
+    for col in collections_of(type(a)):
+        x, y = getattr(a, col), getattr(b, col)
+        if x is y: continue
+        if dict.__len__(x) != dict.__len__(y): return True
+        ky = list(dict.keys(y))
+        for rid in compress(ky, map(not_, map(is_, map(dict.get, repeat(x), ky), dict.values(y)))):
+            ra = dict.get(x, rid)
+            if ra is None or ra != dict.__getitem__(y, rid): return True
+    return False
 
 def _tool_of(call: dict) -> tuple[str, str] | None:
     try: return split_tool(call["tool"])
@@ -417,6 +517,18 @@ def _narrow(state, c: Criterion):
     rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
     return SimpleNamespace(**{c.collection: {rid: r for rid, r in items if not rest or _may_match(r, rest)}})
 
+_WRONG: OrderedDict = OrderedDict()   # shared wrong-write generations, see `Admission.wrong_writes`
+_RUNS: OrderedDict = OrderedDict()    # shared probes, see `Admission.run`
+
+def share_run(adm: "Admission", run: ProbeRun) -> ProbeRun:
+    "Make `run` (the probe of `adm.task.reference` from `adm.s0`, or one equal to it in value) the probe of `adm` and of every later `Admission` with the same s0 state objects, E_C and reference; returns it."
+    key = (tuple((n, id(st)) for n, st in adm.s0.items()), tuple(id(s) for s in adm.env.services.values()))
+    _RUNS[key] = (adm.s0, adm.task.reference, run)               # s0 kept alive: the ids in the key stay its states'
+    while len(_RUNS) > 64: _RUNS.popitem(last=False)
+    adm.__dict__["run"] = run
+    return run
+_WRONG_LOCK = threading.RLock()
+
 class Admission:
     "One task under admission: s0, the probe, the rubric and memoised criterion results."
     def __init__(self, task: Task, library: dict):
@@ -432,7 +544,12 @@ class Admission:
     @cached_property
     def s0(self) -> JointState: return materialize_s0(self.task, self.library)
     @cached_property
-    def run(self) -> ProbeRun: return run_calls(self.env, self.s0, self.task.reference)
+    def run(self) -> ProbeRun:
+        "The probe from s0; shared with every `Admission` of the same s0, E_C and reference (see `share_run`)."
+        key = (tuple((n, id(st)) for n, st in self.s0.items()), tuple(id(s) for s in self.env.services.values()))
+        e = _RUNS.get(key)
+        if e is not None and e[1] == self.task.reference: return e[2]
+        return share_run(self, run_calls(self.env, self.s0, self.task.reference))
     @cached_property
     def rubric(self) -> Rubric: return self.task.v
     @cached_property
@@ -478,9 +595,13 @@ class Admission:
         return self._s0f[service]
 
     def s0_keys(self, service: str) -> set:
-        "Record keys of s0 for one service (fixture and planted)."
-        keys = set(getattr(self.s0_facts(service)[0], "keys", set()))
-        for col in self.overrides.get(service, {}).values(): keys |= set(col)
+        "Record keys of s0 for one service (fixture and planted); computed once per service."
+        if not hasattr(self, "_s0k"): self._s0k = {}
+        keys = self._s0k.get(service)
+        if keys is None:
+            keys = set(getattr(self.s0_facts(service)[0], "keys", set()))
+            for col in self.overrides.get(service, {}).values(): keys |= set(col)
+            self._s0k[service] = keys
         return keys
 
     @cached_property
@@ -500,11 +621,29 @@ class Admission:
         return {}
 
     def wrong_writes(self) -> Iterator[WrongWrite]:
-        "Plausible wrong writes, generated lazily in a fixed order and memoised."
-        if self._wrong is None: self._wrong, self._wrong_iter = [], self._gen_wrong()
-        yield from list(self._wrong)
-        for w in self._wrong_iter:
-            self._wrong.append(w); yield w
+        "Plausible wrong writes, generated lazily in a fixed order and memoised. They depend only on s0, the reference, C and E_C, so every `Admission` of the same task (the author's probe, then admission) shares one generation, unless `skip_services` cuts this one short."
+        if self._wrong is None:
+            key = None if self.skip_services else self._wrong_key()
+            e = _WRONG.get(key) if key is not None else None
+            if e is not None and e[3] != self.task.reference: e = None     # another reference from the same s0
+            if e is None:
+                e = [self.s0, [], self._gen_wrong(), self.task.reference]  # s0 kept alive: the ids in the key stay its states'
+                if key is not None:
+                    _WRONG[key] = e
+                    while len(_WRONG) > 64: _WRONG.popitem(last=False)
+            self._wrong, self._wrong_iter = e[1], e[2]
+        wrong, i = self._wrong, 0
+        while True:
+            if i < len(wrong): yield wrong[i]; i += 1; continue
+            with _WRONG_LOCK:                                # one generation may be shared: advance it under a lock
+                if i < len(wrong): continue
+                w = next(self._wrong_iter, None)
+                if w is None: return
+                wrong.append(w)
+
+    def _wrong_key(self) -> tuple:
+        return (tuple((n, id(st)) for n, st in self.s0.items()), tuple(id(s) for s in self.env.services.values()),
+                tuple(self.task.services))
 
     def _gen_wrong(self) -> Iterator[WrongWrite]:
         run, env = self.run, self.env
@@ -536,17 +675,15 @@ class Admission:
                     col = next((c for c in cols if dict.__contains__(getattr(after, c), v)), None)
                 if col is not None: pool = [str(x) for x in dict.keys(cols[col]) if x != v]
                 elif " " not in v and ("@" in v or fact_like(v)):
-                    fields = {f for c, d in cols.items() for r in list(dict.values(d))[:400]
-                              for f, x in r.__dict__.items() if x == v or (isinstance(x, list) and v in x)}
+                    idx = [_field_index(d) for d in cols.values()]      # the first 400 records of each collection
+                    fields = set().union(*(i[0].get(v, ()) for i in idx))
                     if not fields: continue
-                    pool = sorted({x2 for c, d in cols.items() for r in list(dict.values(d))[:400] for f in fields
-                                   for x in [r.__dict__.get(f)] for x2 in (x if isinstance(x, list) else [x])
-                                   if isinstance(x2, str) and x2 and ("@" in x2 or fact_like(x2))})
+                    pool = sorted({x for i in idx for f in fields for x in i[1].get(f, ()) if "@" in x or fact_like(x)})
                 else: continue
                 for alt in ranked(pool, planted, {v})[:3]:          # the first sibling the tool accepts
                     args = _set_path(call["arguments"], path, alt)
                     st, o = memo_call(env.services[svc], before, tool, args)
-                    if o["ok"] and st is not before and record_changes(before, st):
+                    if o["ok"] and st is not before and any_change(before, st):
                         mistaken.add(svc)
                         yield WrongWrite("wrong_record", svc, {"tool": call["tool"], "arguments": args}, alt, v, finish(svc, k, st))
                         break
@@ -576,7 +713,7 @@ class Admission:
                             if args[p] is None: okargs = False
                         if not okargs: continue
                         st, o = memo_call(service, st0, tname, args)
-                        if o["ok"] and st is not st0 and record_changes(st0, st):
+                        if o["ok"] and st is not st0 and any_change(st0, st):
                             out = dict(run.g); out[svc] = st
                             made += 1
                             yield WrongWrite("unrequested_write", svc, {"tool": f"{svc}.{tname}", "arguments": args}, rid, None, out)
@@ -592,11 +729,18 @@ def admission_rule(name: str):
 
 _NAME_TOK = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*[A-Za-z0-9_]|[A-Za-z0-9_]")
 
+@functools.lru_cache(maxsize=256)
+def _name_words(tool_names: tuple) -> frozenset:
+    return frozenset(w for n in tool_names for w in (n, n.split(".", 1)[-1]) if "_" in w or "-" in w or "." in w)
+
 def names_tools(text: str, tool_names: list[str]) -> list[str]:
     "Tool names (bare or namespaced) that appear in `text` as whole tokens (only names with '_', '-' or '.': plain words are English)."
-    words = {w for n in tool_names for w in (n, n.split(".", 1)[-1]) if "_" in w or "-" in w or "." in w}
+    words = _name_words(tuple(tool_names))
     hits = set()
     for tok in _NAME_TOK.findall(text):
+        if "." not in tok:
+            if tok in words: hits.add(tok)
+            continue
         parts = tok.split(".")
         cands = {tok} | set(parts) | {".".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)}
         hits |= cands & words
@@ -792,18 +936,21 @@ def generated_id(key: str) -> bool:
     "True for record keys a service generates (`msg_7k2`, `C_p3`, `UQ0AL12X9`, hex/uuid strings), False for natural keys (`ENG`, `falcon-417`, `general`)."
     return bool(re.fullmatch(r"[A-Za-z0-9]+_[A-Za-z0-9_]+|(?=[A-Z0-9]*\d)(?=[A-Z0-9]*[A-Z])[A-Z0-9]{6,}|[0-9a-f-]{16,}|\d{6,}", key))
 
+@functools.lru_cache(maxsize=256)
+def _ident_params(service: Service) -> frozenset:
+    "Identifier-like parameter names of a service's tools (with '_' or camelCase), worked out once per service."
+    return frozenset(p for t in service.tools.values() for p in t.parameters.get("properties", {}) if "_" in p or re.search(r"[a-z][A-Z]", p))
+
 @admission_rule("instruction_no_internals")
 def _r_internals(a: Admission) -> list[str]:
     "u names no record id that the service generates (ids with '_' or digits) and no identifier-like parameter name."
     toks = set(tokens(a.task.u))
-    keys = set()
+    keysets = []                          # the record keys of s0, per fixture and planted collection (looked up, not merged)
     for s in a.env.services:
-        for f in a.s0_facts(s):
-            keys |= getattr(f, "keys", set())
-        for col in a.overrides.get(s, {}).values(): keys |= set(col)
-    ids = sorted(t for t in toks & keys if generated_id(t))
-    params = sorted({p for s in a.env.services.values() for t in s.tools.values() for p in t.parameters.get("properties", {})
-                     if ("_" in p or re.search(r"[a-z][A-Z]", p)) and p in toks})
+        keysets += [f.keys for f in a.s0_facts(s) if hasattr(f, "keys")]
+        keysets += list(a.overrides.get(s, {}).values())
+    ids = sorted(t for t in toks if any(t in ks for ks in keysets) and generated_id(t))
+    params = sorted({p for s in a.env.services.values() for p in _ident_params(s) if p in toks})
     return ([f"the instruction shows record ids {ids[:5]}"] if ids else []) + ([f"the instruction names parameters {params}"] if params else [])
 
 def _flows(a: Admission, i: int, j: int) -> list:

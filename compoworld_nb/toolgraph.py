@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/toolgraph.html.md"""
 
 # %% ../nbs/05a_toolgraph.ipynb #017f1fe9
 from __future__ import annotations
-import random, re, typing
+import functools, random, re, typing
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 import networkx as nx
@@ -22,6 +22,7 @@ __all__ = ['KINDS', 'singular', 'name_slot', 'is_id_name', 'is_id_slot', 'record
 # %% ../nbs/05a_toolgraph.ipynb #f329f609
 _ALIASES = {"lat": "latitude", "lng": "longitude", "lon": "longitude", "long": "longitude"}
 
+@functools.lru_cache(maxsize=8192)
 def singular(word: str) -> str:
     "'messages' -> 'message', 'replies' -> 'reply', 'addresses' -> 'address' (a small English rule set)."
     w = word.lower()
@@ -30,12 +31,14 @@ def singular(word: str) -> str:
     if w.endswith("s") and not w.endswith("ss") and len(w) > 3: return w[:-1]
     return w
 
+@functools.lru_cache(maxsize=8192)
 def name_slot(name: str) -> str:
     "The slot of a parameter or field name: lowercase alphanumerics, plural id lists made singular, aliases merged."
     s = re.sub(r"[^a-z0-9]", "", str(name).lower())
     if s.endswith("ids") and len(s) > 3: s = s[:-1]
     return _ALIASES.get(s, s)
 
+@functools.lru_cache(maxsize=8192)
 def is_id_name(name: str) -> bool:
     "True for identifier parameter names: `id`, `ids`, or a name ending in `Id`, `ID`, `Ids`, `_id`, `_ids`."
     return bool(re.fullmatch(r"ids?|.*(?:Ids?|ID|_ids?)", str(name)))

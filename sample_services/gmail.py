@@ -157,23 +157,31 @@ def read_email(s: GmailState,
 
 _TOKEN = re.compile(r'(-?)(\w+):"([^"]*)"|(-?)(\w+):(\S+)|"([^"]*)"|(\S+)')
 
+@functools.lru_cache(maxsize=1 << 14)
+def _hay(subject: str, body: str, sender_name: str, sender: str) -> str:
+    "A message's searchable text, lower-cased (cached: searches scan the same messages call after call)."
+    return f"{subject}\n{body}\n{sender_name} {sender}".lower()
+
 def _matches(s: GmailState, m: Message, terms: list[tuple[bool, str | None, str]]) -> bool:
-    hay = f"{m.subject}\n{m.body}\n{m.sender_name} {m.sender}".lower()
-    names = {s.labels[l].name.lower() for l in m.labelIds if l in s.labels} | {l.lower() for l in m.labelIds}
+    names = None                                   # the message's label names, worked out only if a term asks
+    def labels() -> set:
+        nonlocal names
+        if names is None: names = {s.labels[l].name.lower() for l in m.labelIds if l in s.labels} | {l.lower() for l in m.labelIds}
+        return names
     for neg, op, val in terms:
         v = val.lower()
-        if op is None: hit = v in hay
+        if op is None: hit = v in _hay(m.subject, m.body, m.sender_name, m.sender)
         elif op == "from": hit = v in f"{m.sender_name} {m.sender}".lower()
         elif op == "to": hit = any(v in a.lower() for a in m.to + m.cc + m.bcc)
         elif op == "subject": hit = v in m.subject.lower()
-        elif op in ("label", "in"): hit = v == "anywhere" or v in names or v.replace("-", " ") in names
-        elif op == "is": hit = {"unread": "unread" in names, "read": "unread" not in names,
-                                "starred": "starred" in names, "important": "important" in names}.get(v, False)
+        elif op in ("label", "in"): hit = v == "anywhere" or v in labels() or v.replace("-", " ") in labels()
+        elif op == "is": hit = {"unread": "unread" in labels(), "read": "unread" not in labels(),
+                                "starred": "starred" in labels(), "important": "important" in labels()}.get(v, False)
         elif op in ("after", "before"):
             try: d = parse_iso(val.replace("/", "-"))
             except ValueError: raise ToolError(422, f"query: {op}:{val!r} is not a date like 2025/02/14", "query")
             hit = parse_iso(m.date) >= d if op == "after" else parse_iso(m.date) < d
-        else: hit = f"{op}:{v}" in hay
+        else: hit = f"{op}:{v}" in _hay(m.subject, m.body, m.sender_name, m.sender)
         if hit == neg: return False
     return True
 

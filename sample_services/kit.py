@@ -10,7 +10,7 @@ Pagination contract (every list tool that pages uses one of these):
 * `number_page`: 1-based page numbers over the same stable order (GitHub style).
 """
 from __future__ import annotations
-import base64, json, re
+import base64, functools, json, re
 from typing import Any, Callable, Optional
 from compoworld_nb.core import ToolError
 
@@ -57,10 +57,24 @@ def number_page(items: list, page: int, per_page: int, page_arg: str = "page", p
     check_limit(per_page, per_arg, hi)
     return items[(page - 1) * per_page: page * per_page]
 
+@functools.lru_cache(maxsize=1024)
+def _query_words(query: str) -> tuple:
+    "The lower-cased words of a search query (parsed once per query text)."
+    return tuple(re.findall(r"\w[\w.@-]*", query.lower()))
+
 def matches(query: str, *texts: str) -> bool:
     "True if every word of `query` occurs (case-insensitive) in the joined `texts`."
-    hay = " ".join(t or "" for t in texts).lower()
-    return all(w in hay for w in re.findall(r"\w[\w.@-]*", query.lower()))
+    words = _query_words(query)
+    if not words: return True
+    try: hay = _hay(texts)
+    except TypeError: hay = " ".join(t or "" for t in texts).lower()   # an unhashable text: no cache
+    if len(words) == 1: return words[0] in hay
+    return all(w in hay for w in words)
+
+@functools.lru_cache(maxsize=1 << 15)
+def _hay(texts: tuple) -> str:
+    "The texts joined and lower-cased (cached: a search scans the same records' texts call after call)."
+    return " ".join(t or "" for t in texts).lower()
 
 
 def inline_schemas(service) -> None:

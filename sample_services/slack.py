@@ -73,7 +73,7 @@ def _new_ts(s: SlackState) -> str:
     "A fresh, unique ts at the state's current time (ticks the clock)."
     s.tick(1)
     base = _epoch_seconds(s)
-    taken = {m.ts for m in s.messages.values()}
+    taken = {m.ts for m in dict.values(s.messages)}     # read without copying (in a write call every record read is copied)
     n = 0
     while f"{base}.{n:06d}" in taken: n += 1
     return f"{base}.{n:06d}"
@@ -94,9 +94,9 @@ def _channel(s: SlackState, channel_id: str, write: bool = False) -> Channel:
 
 def _find(s: SlackState, channel_id: str, ts: str, arg: str) -> SlackMessage:
     ts = _norm_ts(ts)
-    m = next((m for m in s.messages.values() if m.channel_id == channel_id and m.ts == ts), None)
-    if m is None: raise ToolError(404, f"no message with {arg}={ts!r} in channel {channel_id!r}", arg)
-    return m
+    k = next((k for k, m in dict.items(s.messages) if m.channel_id == channel_id and m.ts == ts), None)   # scan without copying
+    if k is None: raise ToolError(404, f"no message with {arg}={ts!r} in channel {channel_id!r}", arg)
+    return s.messages[k]                                 # the one record found: writable in a write call
 
 def _text(text: str) -> str:
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")

@@ -10,11 +10,15 @@ AUTOINCREMENT counters are kept, so nothing about the database changes between c
 Only JSON scalars are stored (INTEGER, REAL, TEXT, NULL); a statement that would store a BLOB is refused.
 """
 from __future__ import annotations
-import functools, re, sqlite3
+import functools, re, sqlite3, threading
+from collections import OrderedDict
+from itertools import compress, repeat
+from operator import is_, not_
+from types import SimpleNamespace
 from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, Records, State, Service, Visit, add_step, snapshot, verified_lineage
 from .world import make_world, service_rng, service_faker, reveal_value
 
 Scalar = Union[int, float, str, None]
@@ -56,8 +60,8 @@ service = Service("sqlite", "data & analytics", SqliteState,
 def _q(name: str) -> str: return '"' + name.replace('"', '""') + '"'
 
 def _connect(s: SqliteState) -> sqlite3.Connection:
-    "The state as an in-memory database: tables, rows (with their rowids), counters, then indexes, views and triggers."
-    con = sqlite3.connect(":memory:", isolation_level=None)
+    "The state as an in-memory database: tables, rows (with their rowids), counters, then indexes, views and triggers. Built from scratch; the tools use `_database`, which gives the same database faster."
+    con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     con.execute("PRAGMA foreign_keys = OFF")
     objs = sorted(dict.values(s.objects), key=lambda o: o.seq)
     by_table: dict[str, list] = {}
@@ -78,8 +82,134 @@ def _connect(s: SqliteState) -> sqlite3.Connection:
     con.execute("PRAGMA foreign_keys = ON")
     return con
 
-def _read_back(con: sqlite3.Connection, s: SqliteState) -> None:
-    "Write the database's schema, rows and counters into `s`, replacing only records that changed."
+# Building a database row by row costs ~10 ms, copying one with the backup API ~0.1 ms. A state's rows usually
+# descend from a committed snapshot (the fixture's) with a few ids touched (`service.verified_lineage`), so the
+# database of the snapshot is built once (a *base*) and each state's database is a copy of it with the touched rows
+# deleted and re-inserted. Every connection a tool gets is a fresh copy (`backup`), so what a query can see of the
+# connection (changes(), total_changes(), last_insert_rowid() all 0) never depends on how it was built.
+_LOCK = threading.RLock()                 # guards the caches and every use of a cached connection
+_BASES: OrderedDict = OrderedDict()       # (id(rows snapshot), schema) -> (snapshot, connection holding exactly its rows, {table: columns})
+_READERS: OrderedDict = OrderedDict()     # id(state) -> (state, read-only connection to exactly its database)
+_CACHE_MAX = 16
+_MAX_DELTA = 256                          # more touched rows than this: build a new base
+
+def _schema_key(s: SqliteState) -> tuple:
+    return tuple(sorted((o.id, o.type, o.tbl_name, o.sql, o.seq) for o in dict.values(s.objects)))
+
+def _put(cache: OrderedDict, key, value) -> None:
+    cache[key] = value
+    while len(cache) > _CACHE_MAX:
+        old = cache.popitem(last=False)[1]
+        (old[1] if isinstance(old, tuple) else old).close()
+
+def _delta(rows: dict, snap) -> set:
+    "Ids whose record in `rows` is not the very object `snap` holds (changed, added or gone); O(n) at C speed."
+    same = map(is_, map(dict.get, repeat(rows), snap.keys), snap.recs)
+    return set(compress(snap.keys, map(not_, same))) | (dict.keys(rows) - snap.index.keys())
+
+def _base(s: SqliteState, schema: tuple) -> tuple:
+    "`((snapshot, base connection, column cache), ids that differ)`: a cached base the state's rows differ from in few ids, else a new base built from the rows' own snapshot (or the one their lineage names). Call under `_LOCK`."
+    rows = s.rows
+    lin = verified_lineage(rows) if isinstance(rows, Records) else None
+    if lin is not None:
+        e = _BASES.get((id(lin[0]), schema))
+        if e is not None and e[0] is lin[0]: _BASES.move_to_end((id(lin[0]), schema)); return e, lin[1]
+    n = dict.__len__(rows)
+    for key in reversed(list(_BASES)):
+        e = _BASES[key]
+        snap = e[0]
+        if key[1] != schema or abs(len(snap.keys) - n) > _MAX_DELTA: continue
+        probe = snap.keys[::max(1, len(snap.keys) // 16)]          # a base from another world shares (almost) no record
+        if sum(dict.get(rows, k) is r for k, r in zip(probe, snap.recs[::max(1, len(snap.keys) // 16)])) * 2 < len(probe): continue
+        touched = _delta(rows, snap)
+        if len(touched) <= _MAX_DELTA: _BASES.move_to_end(key); return e, touched
+    snap, touched = lin if lin is not None else (snapshot(rows), set())
+    base = _connect(SimpleNamespace(objects=s.objects, rows=dict(zip(snap.keys, snap.recs)), sequences=s.sequences))
+    e = (snap, base, {})
+    _put(_BASES, (id(snap), schema), e)
+    return e, touched
+
+def _built(s: SqliteState) -> tuple[sqlite3.Connection, bool]:
+    "`(connection, clean)`: a new connection holding exactly `s`'s database; `clean` if nothing ran on it since it was copied (its counters are at zero). Call under `_LOCK`."
+    if not s.sequences or any(o.type == "trigger" for o in dict.values(s.objects)):
+        return _connect(s), False         # counters left to SQLite, or triggers that replaying rows would fire
+    (snap, base, cols), touched = _base(s, _schema_key(s))
+    con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+    base.backup(con)
+    if not touched and s.sequences == dict(base.execute("SELECT name, seq FROM sqlite_sequence")): return con, True
+    con.execute("PRAGMA foreign_keys = OFF")
+    idx = snap.index
+    def columns(t):                       # a table's columns, as the base's schema (= this state's schema) has them
+        if t not in cols: cols[t] = [c[1] for c in base.execute(f"PRAGMA table_info({_q(t)})")]
+        return cols[t]
+    changed = sorted(touched, key=str)
+    for k in changed:                     # rows gone or replaced
+        old = snap.recs[idx[k]] if k in idx else None
+        if old is not None and dict.get(s.rows, k) is not old: con.execute(f"DELETE FROM {_q(old.table)} WHERE rowid = ?", (old.rowid,))
+    for k in changed:                     # rows new or replaced
+        new = dict.get(s.rows, k)
+        if new is None or (k in idx and snap.recs[idx[k]] is new): continue
+        cs = columns(new.table)
+        con.execute(f"INSERT INTO {_q(new.table)} (rowid, {', '.join(map(_q, cs))}) VALUES ({', '.join('?' * (len(cs) + 1))})",
+                    (new.rowid, *(new.values.get(c) for c in cs)))
+    con.execute("DELETE FROM sqlite_sequence")
+    con.executemany("INSERT INTO sqlite_sequence (name, seq) VALUES (?, ?)", sorted(s.sequences.items()))
+    return con, False
+
+def _database(s: SqliteState) -> sqlite3.Connection:
+    "A fresh connection to `s`'s database with foreign keys on: the same tables, rows, rowids, counters and schema objects `_connect(s)` builds."
+    with _LOCK:
+        con, clean = _built(s)
+        if not clean:                     # a fresh copy: no trace of how the database was loaded
+            src, con = con, sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+            src.backup(con)
+            src.close()
+    con.execute("PRAGMA foreign_keys = ON")
+    return con
+
+def _reader(s: SqliteState) -> sqlite3.Connection:
+    """A read-only (`query_only`) connection to the state's database, shared by the calls that read the same state
+    object (a state is a value: reads never change it, and a tool never changes the state it is given). Use it under `_LOCK`."""
+    with _LOCK:
+        e = _READERS.get(id(s))
+        if e is not None and e[0] is s: _READERS.move_to_end(id(s)); return e[1]
+        con = _database(s)
+        con.execute("PRAGMA query_only = ON")
+        _put(_READERS, id(s), (s, con))
+        return con
+
+_WRITE_ACTIONS = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_DELETE}
+
+def _run_write(con: sqlite3.Connection, query: str, s: SqliteState):
+    "`_run(con, query)` for a write, plus the set of tables it may have written (None: any table). SQLite's authorizer names every table the compiled statement inserts into, updates or deletes from; with triggers or foreign-key actions in the schema (code the authorizer may not report) every table counts."
+    risky = any(o.type == "trigger" or re.search(r"\bON\s+(DELETE|UPDATE)\b", o.sql, re.I) for o in dict.values(s.objects))
+    written: set = set()
+    def auth(action, arg1, arg2, db, trigger):
+        if action in _WRITE_ACTIONS and arg1: written.add(arg1)
+        return sqlite3.SQLITE_OK
+    if not risky: con.set_authorizer(auth)
+    try: cur = _run(con, query)
+    finally:
+        if not risky: con.set_authorizer(None)
+    return cur, (None if risky else written)
+
+_SYNCED: OrderedDict = OrderedDict()     # id(row) -> (row, columns) for rows known to read back exactly as they are
+
+def _in_sync(con: sqlite3.Connection, name: str, cols: tuple, mine: list) -> bool:
+    "True if a table the write left alone holds exactly the state's rows `mine` [(key, Row)], each keyed '<table>:<rowid>' with its values in column order and equal to the database's (what `_read_back` keeps as it is). Rows are values: one found in sync is remembered (per column list)."
+    (n,) = con.execute(f"SELECT count(*) FROM {_q(name)}").fetchone()
+    if n != len(mine): return False
+    for k, r in mine:
+        e = _SYNCED.get(id(r))
+        if e is not None and e[0] is r and e[1] == cols and k == r.id: continue
+        rec = con.execute(f"SELECT rowid, * FROM {_q(name)} WHERE rowid = ?", (r.rowid,)).fetchone()
+        if rec is None or k != r.id or k != f"{r.table}:{r.rowid}" or tuple(r.values) != cols or tuple(r.values.values()) != rec[1:]: return False
+        _SYNCED[id(r)] = (r, cols)
+    while len(_SYNCED) > 50_000: _SYNCED.popitem(last=False)
+    return True
+
+def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = None) -> None:
+    "Write the database's schema, rows and counters into `s`, replacing only records that changed. `written` (tables the write may have changed, see `_run_write`) lets a table outside it be skipped when `s` holds exactly its rows."
     master = con.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid").fetchall()
     old_seq = {o.id: o.seq for o in dict.values(s.objects)}
     nxt = max(old_seq.values(), default=0) + 1
@@ -88,24 +218,32 @@ def _read_back(con: sqlite3.Connection, s: SqliteState) -> None:
         if name in old_seq: seq = old_seq[name]
         else: seq, nxt = nxt, nxt + 1
         objects[name] = SqlObject(id=name, type=typ, tbl_name=tbl, sql=sql, seq=seq)
-    rows = {}
+    seen, changed, kept = set(), [], set()   # row ids in the database; rows that differ from `s` (table, rowid order); tables left as they were
+    by_table: dict = {}
+    if written is not None:
+        for k, r in dict.items(s.rows): by_table.setdefault(r.table, []).append((k, r))
+    old_tables = {o.id for o in dict.values(s.objects) if o.type == "table"}
     for name, o in objects.items():
         if o.type != "table": continue
         cur = con.execute(f"SELECT rowid, * FROM {_q(name)}")
-        cols = [d[0] for d in cur.description][1:]
+        cols = tuple(d[0] for d in cur.description[1:])
+        if written is not None and name not in written and name in old_tables and _in_sync(con, name, cols, by_table.get(name, [])):
+            kept.add(name); continue                              # not written and the state holds it exactly: nothing to read
         for rec in cur:
-            vals = dict(zip(cols, rec[1:]))
+            k = f"{name}:{rec[0]}"
+            seen.add(k)
+            old = dict.get(s.rows, k)      # read without copying: most rows are unchanged
+            if old is not None and tuple(old.values) == cols and tuple(old.values.values()) == rec[1:]: continue
+            vals = dict(zip(cols, rec[1:]))  # a stored row never holds a BLOB, so only a changed row can
             bad = next((c for c, v in vals.items() if isinstance(v, (bytes, bytearray, memoryview))), None)
             if bad: raise ToolError(422, f"column {name}.{bad} would hold a BLOB; only INTEGER, REAL, TEXT and NULL values are stored", "query")
-            rows[f"{name}:{rec[0]}"] = (name, rec[0], vals)
+            changed.append((k, name, rec[0], vals))
     for k, o in objects.items():
         old = dict.get(s.objects, k)
         if old is None or old.model_dump() != o.model_dump(): s.objects[k] = o
     for k in [k for k in dict.keys(s.objects) if k not in objects]: del s.objects[k]
-    for k, (t, rowid, vals) in rows.items():
-        old = dict.get(s.rows, k)
-        if old is None or old.values != vals or list(old.values) != list(vals): s.rows[k] = Row(id=k, table=t, rowid=rowid, values=vals)
-    for k in [k for k in dict.keys(s.rows) if k not in rows]: del s.rows[k]
+    for k, t, rowid, vals in changed: s.rows[k] = Row(id=k, table=t, rowid=rowid, values=vals)
+    for k in [k for k, r in dict.items(s.rows) if k not in seen and r.table not in kept]: del s.rows[k]
     seqs = {}
     if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
         seqs = {n: v for n, v in con.execute("SELECT name, seq FROM sqlite_sequence")}
@@ -136,11 +274,10 @@ def read_query(s: SqliteState,
               ) -> list[dict]:
     "Run a SELECT query and return its rows as objects (column name -> value), in the order the query gives."
     if _kind(query)[0] not in ("SELECT", "WITH"): raise ToolError(400, f"read_query runs SELECT statements only, got {query.strip()[:40]!r}", "query")
-    con = _connect(s)
-    con.execute("PRAGMA query_only = ON")
-    cur = _run(con, query)                                 # a SELECT always describes its columns
-    cols = [d[0] for d in cur.description]
-    out = [dict(zip(cols, r)) for r in cur.fetchall()]
+    with _LOCK:
+        cur = _run(_reader(s), query)                      # a SELECT always describes its columns
+        cols = [d[0] for d in cur.description]
+        out = [dict(zip(cols, r)) for r in cur.fetchall()]
     if any(isinstance(v, (bytes, bytearray, memoryview)) for r in out for v in r.values()):
         raise ToolError(422, "the result holds BLOB values, which have no JSON form; select hex(column) instead", "query")
     return out
@@ -152,10 +289,10 @@ def write_query(s: SqliteState,
     "Run an INSERT, UPDATE or DELETE statement; returns the number of affected rows."
     if _kind(query)[0] not in ("INSERT", "UPDATE", "DELETE", "REPLACE"):
         raise ToolError(400, f"write_query runs INSERT, UPDATE, DELETE or REPLACE only, got {query.strip()[:40]!r}", "query")
-    con = _connect(s)
-    cur = _run(con, query)
+    con = _database(s)
+    cur, written = _run_write(con, query, s)
     n = cur.rowcount
-    _read_back(con, s)
+    _read_back(con, s, written)
     return {"affected_rows": n}
 
 @service.tool
@@ -165,10 +302,10 @@ def create_table(s: SqliteState,
     "Create a new table with a CREATE TABLE statement."
     if _kind(query) != ("CREATE", "TABLE"): raise ToolError(400, f"create_table runs CREATE TABLE statements only, got {query.strip()[:40]!r}", "query")
     if re.search(r"\bWITHOUT\s+ROWID\b", query, re.I): raise ToolError(422, "WITHOUT ROWID tables are not supported here", "query")
-    con = _connect(s)
+    con = _database(s)
     before = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    _run(con, query)
-    _read_back(con, s)
+    _, written = _run_write(con, query, s)
+    _read_back(con, s, written)
     new = sorted({r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")} - before - {"sqlite_sequence"})
     return {"created": new[0] if new else None}
 
@@ -184,9 +321,9 @@ def describe_table(s: SqliteState,
     "The columns of a table: name, declared type, NOT NULL, default and primary-key position."
     o = dict.get(s.objects, table_name)
     if o is None or o.type != "table": raise ToolError(404, f"no table named table_name={table_name!r} (see list_tables)", "table_name")
-    con = _connect(s)
-    return [{"cid": c[0], "name": c[1], "type": c[2], "notnull": bool(c[3]), "default": c[4], "pk": c[5]}
-            for c in con.execute(f"PRAGMA table_info({_q(table_name)})")]
+    with _LOCK:
+        cols = _reader(s).execute(f"PRAGMA table_info({_q(table_name)})").fetchall()
+    return [{"cid": c[0], "name": c[1], "type": c[2], "notnull": bool(c[3]), "default": c[4], "pk": c[5]} for c in cols]
 
 @service.tool
 def append_insight(s: SqliteState,
@@ -297,3 +434,43 @@ def note_step(ctx, value, want):
     crit = [ctx.criterion("rows", {"table": "notes", "values.topic": topic}, "values.body", "contains", str(value))]
     return Visit(f'Add a row to the notes table of the company database with the topic "{topic}" and a body that records {ctx.in_phrase}.',
                  criteria=crit)
+
+@add_step(service, "log", needs=("key",), reveals=("key", "place"), writes=True)
+def log_step(ctx, value, want):
+    "Look up the project named `value` (planted, as in `read`) and log the lookup as a row of the notes table; a later visit may re-read that row (`amend`)."
+    kind, nxt = reveal_value(ctx, want)
+    def plant(s: SqliteState):
+        rowid = max((r.rowid for r in dict.values(s.rows) if r.table == "projects"), default=0) + 1
+        vals = {"id": rowid, "name": str(value), "code": nxt if kind == "key" else None, "venue": nxt if kind == "place" else None,
+                "owner_email": ctx.world.me.email, "status": "active"}
+        s.rows[f"projects:{rowid}"] = Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals)
+    ctx.plant("sqlite", plant)
+    col = "code" if kind == "key" else "venue"
+    got = ctx.call("read_query", query=f"SELECT {col} FROM projects WHERE name = {_lit(value)}")
+    assert got and got[0][col] == nxt
+    topic = ctx.label("Log")
+    ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(topic)}, {_lit(f'Looked up {value}.')}, '2025-03-03')")
+    if hasattr(ctx, "memory"): ctx.memory["sqlite.log"] = topic
+    crit = [ctx.criterion("rows", {"table": "notes", "values.topic": topic}, "values.body", "contains", str(value))]
+    what = "project code" if kind == "key" else "venue"
+    phrase = "the project code stored for it in the database" if kind == "key" else "the venue stored for it in the database"
+    return Visit(f'In the company database, look up the {what} of the project named {ctx.in_phrase}, and log the lookup as a row of the notes '
+                 f'table with the topic "{topic}", dated March 3, 2025, and a body that names that project.', reveals=nxt, reveals_phrase=phrase, criteria=crit)
+
+@add_step(service, "amend", needs=("key", "place", "coords", "forecast", "ref"), reveals=("ref",), writes=True)
+def amend_step(ctx, value, want):
+    """On a later visit: add `value` to the note the agent logged earlier (`log`) and read back the number the database
+    gave that note. write_query reports only a row count, so that number is in no observation until the agent re-reads
+    its own row: the revisit is needed because the agent's own earlier write made what must now be read."""
+    topic = ctx.memory["sqlite.log"]                      # KeyError (no `log` visit before): the planner never asks for that
+    ctx.call("write_query", query=f"UPDATE notes SET body = body || {_lit(f' Then: {value}.')} WHERE topic = {_lit(topic)}")
+    crit = [ctx.criterion("rows", {"table": "notes", "values.topic": topic}, "values.body", "contains", str(value))]
+    text = f'Back in the company database, add {ctx.in_phrase} to the body of the "{topic}" note you logged there earlier'
+    if want is None: return Visit(text + ".", criteria=crit)
+    got = ctx.call("read_query", query=f"SELECT id FROM notes WHERE topic = {_lit(topic)}")
+    assert len(got) == 1
+    return Visit(text + ", then look up the number the database assigned to that note.", reveals=str(got[0]["id"]),
+                 reveals_phrase="the number of that note", criteria=crit)
+
+amend_step.after = "log"      # the planner puts `amend` only on a revisit that follows a `log` visit (author.step_after)
+log_step.then = "amend"       # ... and `log` only where a later visit re-reads that note with `amend` (author.step_then)

@@ -34,7 +34,11 @@ def test_admitted_tasks_obey_every_rule(tasks):
         covered = {tuple(c["edge"]) for c in t.rubric if c.get("edge")} | {tuple(e) for c in t.rubric for e in c.get("covers", [])}
         assert edges <= covered
         assert len(t.meta["visits"]) == len(t.reference) and sorted(set(t.meta["visits"])) == list(range(len(t.walk)))
-        assert any(c["kind"] == "unchanged" for c in t.rubric) and t.meta["changes"]
+        assert t.meta["changes"]
+        # collateral: every composed service where a plausible wrong write exists has an `unchanged` criterion there
+        wrong = {w.service for w in Admission(t, LIB).wrong_writes()}
+        assert wrong <= {c["service"] for c in t.rubric if c["kind"] == "unchanged"}
+        assert any(c["kind"] == "unchanged" for c in t.rubric) or not wrong
 
 def test_task_json_round_trip_is_byte_identical(tasks):
     for t in tasks[0]:

@@ -74,6 +74,7 @@ class FakeCtx:
         self.cur = self.s0.model_copy(deep=True)
         self.first, self.in_phrase = first, in_phrase
         self.calls, self._keys, self._labels, self._pid = [], set(), 0, 0
+        self.memory = {}      # what a step keeps for a later visit of the task (as the author's StepContext)
 
     def new_key(self) -> str:
         while True:

@@ -164,6 +164,11 @@ def _forbidden(svc) -> set:
 def test_step(svc, step, need, want):
     assert set(step.needs) <= set(FACT_KINDS) and set(step.reveals) <= set(FACT_KINDS)
     ctx = FakeCtx(svc, seed=2, rng_seed=zlib.crc32(f"{step.name}{need}{want}".encode()))
+    after = getattr(step.fn, "after", None)         # a step that re-reads what an earlier visit wrote: run that visit first
+    if after is not None:
+        first = next(s for s in svc.steps if s.name == after)
+        first.fn(ctx, ctx.new_key(), first.reveals[0] if first.reveals else None)
+        ctx.s0 = ctx.cur.model_copy(deep=True)      # the earlier visit's result is where this one starts
     value = _VALUES[need](ctx)
     ctx.in_phrase = f'"{value}"'
     h0 = state_hash(ctx.s0)

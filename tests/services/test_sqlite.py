@@ -87,3 +87,37 @@ def test_round_trip_keeps_unchanged_records(s):
     new, _ = check_ok(svc, s, "write_query", {"query": "UPDATE projects SET status = 'done' WHERE id = 1"})
     diff = [k for k in set(s.rows) | set(new.rows) if s.rows.get(k) != new.rows.get(k)]
     assert diff == ["projects:1"] and new.objects == s.objects and new.sequences == s.sequences
+
+def _dump(con) -> list:
+    "Everything a query can see of a database: its SQL dump (schema, rows with rowids) and the AUTOINCREMENT counters."
+    rows = [(t, list(con.execute(f'SELECT rowid, * FROM "{t}" ORDER BY rowid')))
+            for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'sqlite_sequence' ORDER BY name")]
+    return [list(con.iterdump()), rows, list(con.execute("SELECT rowid, name, seq FROM sqlite_sequence"))]
+
+def test_cached_database_equals_a_fresh_build(s):
+    "Each call's database (a copy of a cached base with the changed rows replayed) is exactly the one `_connect` builds, with connection counters at zero."
+    from sample_services import sqlite as m
+    new, _ = check_ok(svc, s, "write_query", {"query": "UPDATE products SET stock = 7 WHERE id <= 3"})
+    new, _ = check_ok(svc, new, "write_query", {"query": "DELETE FROM order_items WHERE order_id = 2"})
+    new, _ = check_ok(svc, new, "write_query", {"query": "INSERT INTO notes (topic, body, created_at) VALUES ('t', 'b', '2025-03-03')"})
+    planted = s.model_copy(); planted.rows = {**s.rows, "projects:99": Row(id="projects:99", table="projects", rowid=99,
+                                              values={"id": 99, "name": "falcon-417", "code": "c-1", "venue": None, "owner_email": None, "status": "active"})}
+    other = svc.initial_state(1)
+    for st in (s, new, planted, other, new):
+        assert _dump(m._database(st)) == _dump(m._connect(st))
+        assert q(st, "SELECT changes() AS c, total_changes() AS t, last_insert_rowid() AS r") == [{"c": 0, "t": 0, "r": 0}]
+    assert q(planted, "SELECT code FROM projects WHERE name = 'falcon-417'") == [{"code": "c-1"}]
+    assert q(s, "SELECT count(*) AS n FROM projects WHERE name = 'falcon-417'") == [{"n": 0}]
+    assert q(new, "SELECT stock FROM products WHERE id = 2") == [{"stock": 7}] != q(s, "SELECT stock FROM products WHERE id = 2")
+
+def test_read_back_skips_only_tables_left_alone(s):
+    "A write reads back only the tables it wrote (per SQLite's authorizer) and ends in exactly the state a full read-back gives."
+    from compoworld_nb.service import cow_view, commit_view
+    from sample_services import sqlite as m
+    for sql in ["INSERT INTO notes (topic, body, created_at) VALUES ('t', 'b', '2025-03-03')", "UPDATE products SET stock = stock + 1 WHERE id < 5",
+                "DELETE FROM order_items WHERE order_id = 3", "REPLACE INTO projects (id, name, status) VALUES (1, 'renamed', 'done')"]:
+        new, _ = check_ok(svc, s, "write_query", {"query": sql})
+        v = cow_view(s); con = m._database(v); m._run(con, sql); m._read_back(con, v); commit_view(v)   # every table read back
+        assert state_hash(new) == state_hash(v)
+        assert {k for k in set(s.rows) | set(new.rows) if new.rows.get(k) is not s.rows.get(k)} == \
+               {k for k in set(s.rows) | set(v.rows) if v.rows.get(k) is not s.rows.get(k)}

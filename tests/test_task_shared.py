@@ -1,0 +1,34 @@
+"Shared work in admission is the same work: `same_state`, `any_change`, `rubric_rows`, shared probes and wrong writes."
+from compoworld_nb.author import default_library, author_task
+from compoworld_nb.service import cow_view, commit_view
+from compoworld_nb.task import (same_state, any_change, record_changes, rubric_rows, load_rubric, Admission, admission_errors,
+                                materialize_s0, run_calls, _fixture)
+
+LIB, WORLD = default_library()
+
+def test_same_state_is_strict_about_values_types_and_order():
+    s = _fixture(LIB["slack"], 0)
+    v = cow_view(s); commit_view(v)
+    assert v is not s and same_state(v, s)                                  # a copy sharing every record
+    mid = next(iter(s.messages))
+    w = cow_view(s); w.messages[mid] = w.messages[mid].model_copy(update={"text": "changed"}); commit_view(w)
+    assert not same_state(w, s) and any_change(s, w) and record_changes(s, w) == [("messages", mid, "changed")]
+    x = cow_view(s); m = x.messages.pop(mid); x.messages[mid] = m; commit_view(x)   # same records, another order
+    assert not same_state(x, s) and not any_change(s, x)
+    assert not any_change(s, v) and record_changes(s, v) == []
+
+def test_rubric_rows_equal_to_json_and_fresh():
+    rows = [{"id": "c1", "kind": "output", "op": "contains", "value": "x"}]
+    a, b = rubric_rows(rows), rubric_rows(rows)
+    assert a == b == load_rubric(rows).to_json() and a[0] is not b[0]
+
+def test_shared_probe_and_wrong_writes_are_those_of_a_fresh_admission():
+    t = author_task(LIB, 11, k=3, l_min=4, l_max=6, n_distractors=1, world_factory=WORLD)
+    a1, a2 = Admission(t, LIB), Admission(t, LIB)
+    assert a1.run is a2.run                                                 # the author's probe is reused
+    fresh = run_calls(a1.env, materialize_s0(t, LIB), t.reference)
+    assert [o for o in fresh.obs] == a1.run.obs
+    assert [(w.kind, w.service, w.call) for w in a1.wrong_writes()] == [(w.kind, w.service, w.call) for w in a2.wrong_writes()]
+    a3 = Admission(t, LIB); a3.skip_services = {t.services[0]}               # a capped generation is never the shared one
+    assert all(w.service != t.services[0] for w in a3.wrong_writes())
+    assert admission_errors(t, LIB) == []
