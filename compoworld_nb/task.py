@@ -785,6 +785,17 @@ def _r_counts(a: Admission) -> list[str]:
         if not re.fullmatch(r"[0-9a-f]{64}", h): out.append(f"{name}={h!r} is not a SHA-256 hex digest")
     return out
 
+@admission_rule("tools_verified")
+def _r_verified(a: Admission) -> list[str]:
+    "No reference call uses a tool that independent verification quarantined (`Tool.quarantined`, set by `verify.mark_quarantined`)."
+    out = []
+    for i, c in enumerate(a.task.reference):
+        st = _tool_of(c)
+        svc = a.library.get(st[0]) if st else None
+        t = svc.tools.get(st[1]) if svc is not None else None
+        if t is not None and getattr(t, "quarantined", None): out.append(f"reference call {i} uses {c['tool']}, quarantined: {t.quarantined[:120]}")
+    return out
+
 @admission_rule("probe_calls_succeed")
 def _r_calls(a: Admission) -> list[str]:
     "Every reference call returns ok."
