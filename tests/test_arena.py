@@ -6,7 +6,8 @@ from compoworld_nb.llm_author import ScriptedModel
 from compoworld_nb.arena import (arena_services, round_seed, round_tasks, criterion_service, criterion_rows, failure_stats,
                                  rank_weak_services, diagnose, parse_diagnosis, llm_diagnose, targeted_tasks, run_arena,
                                  register_cli, rounds_markdown, ROUND_FIELDS, ArenaError, endpoint_configured, DIAGNOSIS_PROMPT)
-from conftest import LIB
+from compoworld_nb.author import default_library
+LIB, _ = default_library()
 
 FAST = dict(k=3, l_min=4, l_max=5, n_distractors=2)
 
