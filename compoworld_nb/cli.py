@@ -259,6 +259,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
     s.add_argument("--trajectories", default=None, help="a trajectories JSONL file: also report the share of trajectories with a simulated call")
     for x in (d, t, s): x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+    # `train` is parsed by the training layer itself (imported only when asked for: torch and TRL take seconds to load)
+    tr = sub.add_parser("train", help="SFT on trajectories, or GRPO on tasks, with TRL (CPU/GPU) or Unsloth (GPU); see `compoworld train -h`",
+                        add_help=False)
+    tr.add_argument("train_argv", nargs=argparse.REMAINDER)
     # subcommands registered by their own layers set `func` (a handler returning the JSON summary)
     from compoworld_nb.fidelity import register_cli as _fidelity
     from compoworld_nb.author import register_cli as _tasks_report
@@ -312,6 +316,10 @@ def _cmd_services(a) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `compoworld` console script; returns the exit status."
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:  # the training layer parses its own arguments (and prints its own help)
+        from compoworld_nb.train import train_main
+        return train_main(argv[1:])
     a = build_parser().parse_args(argv)
     if hasattr(a, "handler"): return a.handler(a)
     try:

@@ -13,7 +13,7 @@ import inspect
 import json
 import os
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Literal
 
@@ -23,7 +23,8 @@ import torch
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
-__all__ = ['TrainConfig', 'sft', 'env_tool_schemas', 'group_stats', 'grpo']
+__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'group_stats', 'grpo', 'TrainArgError', 'register_cli',
+           'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/14_train.ipynb #94dffaa1
 @dataclass
@@ -59,6 +60,10 @@ class TrainConfig:
     max_completion_length: int = 512  # tokens per rollout, tool results included (not in the paper)
     temperature: float = 1.0  # rollout sampling temperature
     loss_type: str = "grpo"  # per-sequence 1/|y_i| normalisation as in Eq. 7
+    lr_scheduler: str = "linear"  # transformers scheduler name (TRL's default); "constant_with_warmup" suits long tiny-model SFT
+    warmup_steps: int = 0  # linear warm-up steps of the learning rate
+    threads: int | None = None  # torch CPU threads while training (None: leave torch's setting); 1 is fastest for tiny models
+    gradient_checkpointing: bool | None = None  # None: on with CUDA (saves memory), off on CPU (only costs time there)
 
     def __post_init__(self):
         if self.backend not in ("trl", "unsloth"):
@@ -70,6 +75,33 @@ class TrainConfig:
                              f"num_generations={self.num_generations} (TRL generation batch rule)")
         if self.sft_batch_size % self.sft_grad_accum:
             raise ValueError(f"sft_batch_size={self.sft_batch_size} must be divisible by sft_grad_accum={self.sft_grad_accum}")
+
+    @classmethod
+    def from_settings(cls, settings: dict,  # `core.load_settings(profile)`: sft.*, grpo.*, rewards.*, rollout.max_steps
+                      stage: Literal["sft", "grpo"] = "grpo",  # whose optional `max_steps` key applies
+                      **overrides) -> "TrainConfig":
+        """A config from merged settings; `overrides` (TrainConfig fields) win. Optional keys a profile may add:
+        `sft.max_steps`, `sft.max_length`, `grpo.batch`, `grpo.max_completion_length`, `grpo.temperature`.
+        Raises `ValueError` for an unknown `stage` or field."""
+        if stage not in ("sft", "grpo"): raise ValueError(f"stage must be 'sft' or 'grpo', got stage={stage!r}")
+        s = settings
+        def get(sec, key, kind):
+            v = s.get(sec, {}).get(key)
+            return None if v is None or v == "" else kind(float(v)) if kind is int else kind(v)
+        kw = dict(sft_epochs=get("sft", "epochs", float), sft_batch_size=get("sft", "batch", int), sft_lr=get("sft", "lr", float),
+                  max_length=get("sft", "max_length", int), num_generations=get("grpo", "n", int),
+                  grpo_lr=get("grpo", "lr", float), epsilon=get("grpo", "epsilon", float),
+                  epsilon_high=get("grpo", "epsilon_high", float), beta=get("grpo", "beta", float),
+                  grpo_batch_size=get("grpo", "batch", int) or get("grpo", "n", int),
+                  max_completion_length=get("grpo", "max_completion_length", int),
+                  temperature=get("grpo", "temperature", float), lam=get("rewards", "lam", float),
+                  delta=get("rewards", "delta", float), max_turns=get("rollout", "max_steps", int),
+                  max_steps=get(stage, "max_steps", int))
+        kw = {k: v for k, v in kw.items() if v is not None}
+        bad = sorted(set(overrides) - {f.name for f in fields(cls)})
+        if bad: raise ValueError(f"unknown TrainConfig field(s) {bad}")
+        kw.update(overrides)
+        return cls(**kw)
 
     @property
     def cpu(self) -> bool:
@@ -93,9 +125,12 @@ def _load_for_training(model_dir, cfg: TrainConfig, max_seq_length: int):
         if cfg.lora:
             model = FastLanguageModel.get_peft_model(
                 model, r=cfg.lora_r, lora_alpha=cfg.lora_alpha, lora_dropout=cfg.lora_dropout,
-                target_modules=_LORA_TARGETS, random_state=cfg.seed, use_gradient_checkpointing="unsloth")
+                target_modules=_LORA_TARGETS, random_state=cfg.seed,
+                use_gradient_checkpointing=False if cfg.gradient_checkpointing is False else "unsloth")
         return model, getattr(tok, "tokenizer", tok), None
-    model, tok = load_model(model_dir)
+    # bf16 weights on a GPU that supports them (what TRL's dtype="auto" and Unsloth load), float32 on CPU
+    dtype = torch.bfloat16 if not cfg.cpu and torch.cuda.is_bf16_supported() else torch.float32
+    model, tok = load_model(model_dir, dtype=dtype)
     model.train()
     peft_config = None
     if cfg.lora:
@@ -105,21 +140,37 @@ def _load_for_training(model_dir, cfg: TrainConfig, max_seq_length: int):
     return model, tok, peft_config
 
 def _save(trainer, tok, out_dir: Path):
-    "Save the trained model (LoRA merged into its base) and tokenizer as a standard HF directory."
+    """Save the trained model (LoRA merged into its base) and tokenizer as a standard HF directory.
+
+    Files are written to a staging folder beside `out_dir` and moved in with `config.json` last (an older one is
+    removed first), so `out_dir` never looks like a model while it holds a mix of old and new or half-written files."""
+    import shutil, tempfile
     model = trainer.model
     model = getattr(model, "module", model)
     if hasattr(model, "merge_and_unload"): model = model.merge_and_unload()
     out_dir.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(out_dir)
-    tok.save_pretrained(out_dir)
-    work = out_dir / "_trainer"  # TRL's output_dir; empty unless the caller turned checkpoints on
+    stage = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.partial-", dir=out_dir.parent))
+    try:
+        model.save_pretrained(stage)
+        tok.save_pretrained(stage)
+        (out_dir / "config.json").unlink(missing_ok=True)
+        for f in sorted(stage.iterdir(), key=lambda f: f.name == "config.json"): os.replace(f, out_dir / f.name)
+    finally: shutil.rmtree(stage, ignore_errors=True)
+    _drop_trainer_dir(out_dir)
+
+def _drop_trainer_dir(out_dir: Path):
+    "Remove TRL's work folder `out_dir/_trainer` when empty (no checkpoints are written), and `out_dir` if nothing else is there."
+    work = out_dir / "_trainer"
     if work.is_dir() and not any(work.iterdir()): work.rmdir()
+    if out_dir.is_dir() and not any(out_dir.iterdir()): out_dir.rmdir()
 
 def _common_args(cfg: TrainConfig) -> dict:
     "Trainer arguments shared by SFT and GRPO: device, precision, logging, no checkpoints, no trackers."
     cuda = not cfg.cpu
-    return dict(use_cpu=cfg.cpu, bf16=cuda and torch.cuda.is_bf16_supported(), fp16=False, seed=cfg.seed,
+    gc = cuda if cfg.gradient_checkpointing is None else cfg.gradient_checkpointing
+    return dict(use_cpu=cfg.cpu, bf16=cuda and torch.cuda.is_bf16_supported(), fp16=False, seed=cfg.seed, gradient_checkpointing=gc,
                 data_seed=cfg.seed, max_steps=cfg.max_steps, logging_steps=cfg.logging_steps, save_strategy="no",
+                lr_scheduler_type=cfg.lr_scheduler, warmup_steps=cfg.warmup_steps,
                 report_to=[], disable_tqdm=True, dataloader_num_workers=0)
 
 # %% ../nbs/14_train.ipynb #fe00abd7
@@ -153,22 +204,55 @@ def _sft_rows(dataset) -> list[dict]:
 from transformers import TrainerCallback
 
 class _LogHistory(TrainerCallback):
-    "Collect every `on_log` dict, tagged with the optimizer step, into `self.history`."
-    def __init__(self): self.history = []
+    "Collect every `on_log` dict, tagged with the optimizer step and `time_s` (seconds since training began), into `self.history`."
+    def __init__(self): self.history, self.t0 = [], time.perf_counter()
+    def on_train_begin(self, args, state, control, **kw): self.t0 = time.perf_counter()
     def on_log(self, args, state, control, logs=None, **kw):
-        if logs: self.history.append({"step": state.global_step, **logs})
+        if logs: self.history.append({"step": state.global_step, "time_s": time.perf_counter() - self.t0, **logs})
+
+class _StopWatch(TrainerCallback):
+    "Placed after every other callback: notes a stop request (`control.should_training_stop`) made before `max_steps`."
+    def __init__(self): self.stopped_at = None
+    def _see(self, args, state, control, **kw):
+        if control.should_training_stop and state.global_step < state.max_steps and self.stopped_at is None:
+            self.stopped_at = state.global_step
+    on_step_end = on_log = on_epoch_end = on_evaluate = _see
+
+def _finish(trainer, tok, out_dir: Path, watch: _StopWatch, res: dict) -> dict:
+    """Common end of `sft`/`grpo`: adds `steps`, `max_steps` and `stopped` to `res`. The model is saved unless a callback
+    stopped the run before its planned step count: a stopped run saves nothing (`out_dir` is None)."""
+    st = trainer.state
+    stopped = watch.stopped_at is not None
+    if stopped: _drop_trainer_dir(out_dir)
+    else: _save(trainer, tok, out_dir)
+    return {**res, "steps": st.global_step, "max_steps": st.max_steps, "stopped": stopped,
+            "out_dir": None if stopped else str(out_dir)}
+
+from contextlib import contextmanager
+
+@contextmanager
+def torch_threads(n: int | None):
+    "Run the block with `torch.set_num_threads(n)` (restored afterwards); `None` changes nothing."
+    old = torch.get_num_threads()
+    if n: torch.set_num_threads(int(n))
+    try: yield
+    finally:
+        if n: torch.set_num_threads(old)
 
 # %% ../nbs/14_train.ipynb #e07a98c8
 def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tiny_model`)
         dataset,  # `datasets.Dataset` or list of rows with `messages` (tool calls, tool turns) and `tools`
         cfg: TrainConfig | None = None,  # settings; defaults are the paper's §5.1 (3 epochs, batch 32, lr 1e-4)
         out_dir: str | Path = "runs/sft",  # where the trained model and tokenizer are saved
+        callbacks: list | None = None,  # extra transformers `TrainerCallback`s, run after the built-in ones
        ) -> dict:
     """Supervised fine-tuning on assistant tokens only (TRL `SFTTrainer`, `assistant_only_loss=True`).
 
-    Returns `{"log": [TRL log dicts], "losses": [float per logged step], "steps": int, "seconds": float,
-    "out_dir": str}`; the model (LoRA merged) is saved to `out_dir`. Raises `RuntimeError` for
-    `backend="unsloth"` without CUDA, `ValueError` for rows without `messages`."""
+    Returns `{"log": [TRL log dicts], "losses": [float per logged step], "steps": int, "max_steps": int,
+    "stopped": bool, "seconds": float, "out_dir": str | None}`. A run that reaches `max_steps` saves the model
+    (LoRA merged) to `out_dir`; a run a callback stopped early (`control.should_training_stop`) has
+    `stopped=True`, `out_dir=None` and saves nothing. Raises `RuntimeError` for `backend="unsloth"` without CUDA,
+    `ValueError` for rows without `messages`."""
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
     cfg = cfg or TrainConfig()
@@ -182,13 +266,12 @@ def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tin
                      **_common_args(cfg))
     logs = _LogHistory()
     trainer = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
-                         peft_config=peft_config, callbacks=[logs])
+                         peft_config=peft_config, callbacks=[logs, *(callbacks or []), watch := _StopWatch()])
     t0 = time.perf_counter()
-    trainer.train()
+    with torch_threads(cfg.threads): trainer.train()
     seconds = time.perf_counter() - t0
-    _save(trainer, tok, out_dir)
-    return {"log": logs.history, "losses": [h["loss"] for h in logs.history if "loss" in h],
-            "steps": trainer.state.global_step, "seconds": seconds, "out_dir": str(out_dir)}
+    return _finish(trainer, tok, out_dir, watch, {"log": logs.history, "losses": [h["loss"] for h in logs.history if "loss" in h],
+                                           "seconds": seconds})
 
 # %% ../nbs/14_train.ipynb #3e89bd00
 class _MetaEnv:
@@ -338,14 +421,16 @@ def grpo(model_dir: str | Path,  # local HF model directory (e.g. the SFT output
          cfg: TrainConfig | None = None,  # settings; defaults are the paper's §5.1 (N=8, ε=(0.20, 0.28), β=0, lr 1e-5)
          out_dir: str | Path = "runs/grpo",  # where the trained model and tokenizer are saved
          on_step: Callable[[dict], None] | None = None,  # called with each history entry (live monitors)
+         callbacks: list | None = None,  # extra transformers `TrainerCallback`s, run after the built-in ones
         ) -> dict:
     """Multi-turn GRPO through TRL's `environment_factory`; tool-result tokens are masked from the loss by TRL.
 
     Each history entry: `step`, `reward_mean`, `reward_std`, `rewards` (raw R, one per completion), `pass_rate`
     and `weight` (per criterion, w_j = λ + 1 − p_j, averaged over the step's groups; None when groups have
     different M), `groups` (per group: `task_id`, `b` (N×M), `pass_rate`, `weight`, `rewards`, `advantages`
-    (Eq. 6)), `loss`, `trl` (TRL's log dict). Returns `{"history", "log", "steps", "seconds", "out_dir"}` and saves
-    the model to `out_dir`. Raises `RuntimeError` for `backend="unsloth"` without CUDA, `ValueError` for rows
+    (Eq. 6)), `loss`, `trl` (TRL's log dict). Returns `{"history", "log", "steps", "max_steps", "stopped", "seconds",
+    "out_dir"}`; the model is saved to `out_dir` only when the run reaches `max_steps` (as in `sft`, a run stopped
+    early by a callback has `stopped=True`, `out_dir=None`). Raises `RuntimeError` for `backend="unsloth"` without CUDA, `ValueError` for rows
     without `prompt`/`task_id` or a `group_reward` of the wrong shape."""
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -375,10 +460,202 @@ def grpo(model_dir: str | Path,  # local HF model directory (e.g. the SFT output
                       top_k=0, top_p=1.0, **_common_args(cfg))
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(rows),
                           processing_class=tok, peft_config=peft_config, environment_factory=factory,
-                          callbacks=[logs, steplog])
+                          callbacks=[logs, steplog, *(callbacks or []), watch := _StopWatch()])
     t0 = time.perf_counter()
-    trainer.train()
+    with torch_threads(cfg.threads): trainer.train()
     seconds = time.perf_counter() - t0
-    _save(trainer, tok, out_dir)
-    return {"history": steplog.history, "log": logs.history, "steps": trainer.state.global_step,
-            "seconds": seconds, "out_dir": str(out_dir)}
+    return _finish(trainer, tok, out_dir, watch, {"history": steplog.history, "log": logs.history, "seconds": seconds})
+
+# %% ../nbs/14_train.ipynb #09235146
+import argparse
+import sys
+
+class TrainArgError(ValueError):
+    "A bad `compoworld train` value; the message names it (the CLI prints it as one line and exits 2)."
+
+class _OneLineParser(argparse.ArgumentParser):
+    "argparse that reports a bad value as one line `compoworld: error: ...` and exits 2 (as the `compoworld` parser does)."
+    def error(self, message): self.exit(2, f"compoworld: error: {message}\n")
+
+def _positive(kind, name):
+    def parse(s):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"{name} {s!r} is not a {kind.__name__}") from None
+        if not v > 0: raise argparse.ArgumentTypeError(f"{name} {s!r} must be > 0")
+        return v
+    return parse
+
+def _steps(s):
+    try: v = int(s)
+    except ValueError: raise argparse.ArgumentTypeError(f"--max-steps {s!r} is not an integer") from None
+    if v == 0 or v < -1: raise argparse.ArgumentTypeError(f"--max-steps {s!r} must be -1 (run the epochs) or >= 1")
+    return v
+
+def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
+    """Add `train sft|grpo ...` to a `compoworld` subparsers object; both leaves set `handler` (`p.set_defaults`), which
+    runs `cmd_train`, prints the summary (one JSON line with `--json`) and returns the exit status: 0, or 2 after one
+    line `compoworld: error: ...` naming a bad value. Returns that handler."""
+    t = subparsers.add_parser("train", help="SFT on trajectories, or GRPO on tasks, with TRL (CPU/GPU) or Unsloth (GPU)")
+    tsub = t.add_subparsers(dest="train_cmd", required=True)
+    s = tsub.add_parser("sft", help="supervised fine-tuning on verified trajectories (assistant tokens only)")
+    s.add_argument("--data", required=True, help="JSONL of trajectories (verified successes are used) or SFT rows")
+    s.add_argument("--epochs", type=_positive(float, "--epochs"), default=None, help="passes over the data (settings: sft.epochs)")
+    s.add_argument("--batch", type=_positive(int, "--batch"), default=None, help="sequences per step (settings: sft.batch)")
+    s.add_argument("--max-length", type=_positive(int, "--max-length"), default=None, help="truncation length in tokens")
+    s.add_argument("--vocab", type=_positive(int, "--vocab"), default=1024, help="tiny model: BPE vocabulary size")
+    s.add_argument("--hidden", type=_positive(int, "--hidden"), default=64, help="tiny model: width (a multiple of 16, the head width)")
+    s.add_argument("--layers", type=_positive(int, "--layers"), default=2, help="tiny model: decoder layers")
+    g = tsub.add_parser("grpo", help="multi-turn GRPO on tasks with the completion-focused reward (Eq. 5)")
+    g.add_argument("--tasks", required=True, help="Task JSONL (e.g. from `compoworld tasks`)")
+    g.add_argument("--n", type=int, default=None, help="rollout group size N (settings: grpo.n; >= 2)")
+    g.add_argument("--lam", type=_positive(float, "--lam"), default=None, help="λ of Eq. 5 (settings: rewards.lam)")
+    g.add_argument("--max-turns", type=_positive(int, "--max-turns"), default=None, help="tool calls per rollout (settings: rollout.max_steps)")
+    g.add_argument("--max-completion-length", type=_positive(int, "--max-completion-length"), default=None,
+                   help="tokens per rollout, tool results included")
+    g.add_argument("--temperature", type=_positive(float, "--temperature"), default=None, help="rollout sampling temperature")
+    g.add_argument("--obs-chars", type=_positive(int, "--obs-chars"), default=None, help="longest observation shown, in characters")
+    for x in (s, g):
+        x.add_argument("--model", required=True, help="a local HF model directory" + (", or 'tiny' to build one" if x is s else ""))
+        x.add_argument("--out", required=True, help="directory the trained model is saved to")
+        x.add_argument("--profile", default=None, help="settings.ini profile to overlay (e.g. demo)")
+        x.add_argument("--lr", type=_positive(float, "--lr"), default=None, help="learning rate (settings: sft.lr / grpo.lr)")
+        x.add_argument("--max-steps", type=_steps, default=None, help="optimizer steps; -1 runs the epochs")
+        x.add_argument("--backend", choices=["trl", "unsloth"], default="trl", help="unsloth needs a CUDA GPU")
+        x.add_argument("--lora", action="store_true", help="train LoRA adapters (merged on save)")
+        x.add_argument("--lora-r", type=_positive(int, "--lora-r"), default=16, help="LoRA rank")
+        x.add_argument("--seed", type=int, default=0)
+        x.add_argument("--threads", type=_positive(int, "--threads"), default=None, help="torch CPU threads while training")
+        x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+        x.set_defaults(handler=train_handler)
+    return train_handler
+
+# %% ../nbs/14_train.ipynb #011e2bb5
+def _read_jsonl(path: str, flag: str) -> list[dict]:
+    "JSON objects, one per line, from `path`; `TrainArgError` naming the flag, file and line on any problem."
+    p = Path(path)
+    if not p.is_file(): raise TrainArgError(f"{flag} {path!r} is not a file")
+    rows = []
+    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip(): continue
+        try: r = json.loads(line)
+        except ValueError as e: raise TrainArgError(f"{flag} {path!r}: line {i} is not JSON ({e})") from None
+        if not isinstance(r, dict): raise TrainArgError(f"{flag} {path!r}: line {i} is not a JSON object")
+        rows.append(r)
+    if not rows: raise TrainArgError(f"{flag} {path!r} holds no rows")
+    return rows
+
+def _why(e: Exception) -> str:
+    "One line for a pydantic validation error: the first problem's field and message, and how many more there are."
+    errs = e.errors() if hasattr(e, "errors") else []
+    if not errs: return str(e).splitlines()[0]
+    loc = ".".join(str(x) for x in errs[0].get("loc", ())) or "record"
+    return f"{loc}: {errs[0].get('msg', 'invalid')}" + (f" (and {len(errs) - 1} more)" if len(errs) > 1 else "")
+
+def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT rows
+                  tools: list[dict],  # meta-tool schemas for rows that carry none (use `env_tool_schemas`)
+                 ) -> list[dict]:
+    "SFT rows `{'messages', 'tools'}`: trajectories (Trajectory JSONL) keep verified successes only; rows with `messages` pass through."
+    from compoworld_nb.trajectory import Trajectory
+    out = []
+    for i, r in enumerate(records, 1):
+        if {"task_id", "policy", "criteria"} <= set(r):
+            try: t = Trajectory.model_validate(r)
+            except Exception as e: raise TrainArgError(f"--data line {i} is not a valid trajectory: {_why(e)}") from None
+            if t.success and t.messages: out.append({"messages": t.messages, "tools": tools})
+        elif isinstance(r.get("messages"), list): out.append({"messages": r["messages"], "tools": r.get("tools") or tools})
+        else: raise TrainArgError(f"--data line {i} is neither a trajectory nor an SFT row with 'messages' (keys {sorted(r)})")
+    return out
+
+# %% ../nbs/14_train.ipynb #7f22edf5
+def _meta_tools() -> list[dict]:
+    "The meta-tool schemas GRPO shows (`TaskEnvironment` through TRL), so SFT rows and GRPO prompts match."
+    from compoworld_nb.harness import TaskEnvironment
+    return env_tool_schemas(lambda: TaskEnvironment({}, {}))
+
+def cmd_train(a: argparse.Namespace) -> dict:
+    "Run `compoworld train sft|grpo` from parsed arguments; returns the JSON summary. Raises `TrainArgError` naming a bad value."
+    from compoworld_nb.core import load_settings
+    try: st = load_settings(a.profile)
+    except KeyError: raise TrainArgError(f"--profile {a.profile!r} is not a profile in settings.ini") from None
+    if a.backend == "unsloth" and not torch.cuda.is_available():
+        raise TrainArgError("--backend unsloth needs a CUDA GPU and none is available here; use --backend trl")
+    out = Path(a.out)
+    if out.exists() and not out.is_dir(): raise TrainArgError(f"--out {a.out!r} exists and is not a directory")
+    if not (a.train_cmd == "sft" and a.model == "tiny") and not (Path(a.model) / "config.json").is_file() \
+            and not (Path(a.model) / "adapter_config.json").is_file():
+        raise TrainArgError(f"--model {a.model!r} is not a model directory (no config.json)"
+                            + ("; use --model tiny to build one" if a.train_cmd == "sft" else ""))
+    if a.train_cmd == "sft" and a.model == "tiny" and a.hidden % 16:
+        raise TrainArgError(f"--hidden {a.hidden} must be a multiple of 16 (the tiny model's head width)")
+    over = dict(backend=a.backend, lora=a.lora, lora_r=a.lora_r, lora_alpha=2 * a.lora_r, seed=a.seed, threads=a.threads)
+    if a.max_steps is not None: over["max_steps"] = a.max_steps
+    return (_cmd_sft if a.train_cmd == "sft" else _cmd_grpo)(a, st, over, out)
+
+def _cmd_sft(a, st, over, out: Path) -> dict:
+    rows = sft_data_rows(_read_jsonl(a.data, "--data"), _meta_tools())
+    if not rows: raise TrainArgError(f"--data {a.data!r} holds no verified successful trajectory to train on")
+    for k, f in (("epochs", "sft_epochs"), ("batch", "sft_batch_size"), ("lr", "sft_lr"), ("max_length", "max_length")):
+        if getattr(a, k) is not None: over[f] = getattr(a, k)
+    cfg = TrainConfig.from_settings(st, "sft", **over)
+    model = a.model
+    if model == "tiny":
+        model = build_tiny_model(rows, out / "base", vocab_size=a.vocab, hidden_size=a.hidden, num_layers=a.layers, head_dim=16,
+                                 seed=a.seed)
+    res = sft(model, rows, cfg, out)
+    summary = {"command": "train sft", "model": str(model), "out": str(out.absolute()), "rows": len(rows), "steps": res["steps"],
+               "final_loss": (res["losses"] or [None])[-1], "losses": res["losses"], "seconds": round(res["seconds"], 2),
+               "config": {k: v for k, v in asdict(cfg).items() if k.startswith("sft") or k in ("max_steps", "backend", "lora", "seed")}}
+    if not a.json: print(f"SFT: {res['steps']} steps on {len(rows)} rows, final loss {summary['final_loss']}; saved to {summary['out']}")
+    return summary
+
+def _cmd_grpo(a, st, over, out: Path) -> dict:
+    from compoworld_nb.task import Task
+    from compoworld_nb.author import default_library
+    from compoworld_nb.harness import TaskEnvironment
+    from compoworld_nb.data import grpo_rows
+    from compoworld_nb import rewards as R
+    tasks = []
+    for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
+        try: tasks.append(Task.model_validate(r))
+        except Exception as e: raise TrainArgError(f"--tasks line {i} is not a task: {_why(e)}") from None
+    library, _ = default_library()
+    missing = sorted({s for t in tasks for s in t.services + t.distractors} - set(library))
+    if missing: raise TrainArgError(f"--tasks use services {missing} that are not in the library")
+    if a.n is not None:
+        if a.n < 2: raise TrainArgError(f"--n {a.n} must be >= 2 (GRPO advantages compare rollouts within a group)")
+        over.update(num_generations=a.n, grpo_batch_size=a.n)
+    for k, f in (("lr", "grpo_lr"), ("lam", "lam"), ("max_turns", "max_turns"), ("temperature", "temperature"),
+                 ("max_completion_length", "max_completion_length")):
+        if getattr(a, k) is not None: over[f] = getattr(a, k)
+    try: cfg = TrainConfig.from_settings(st, "grpo", **over)
+    except ValueError as e: raise TrainArgError(str(e)) from None
+    by_id = {t.id: t for t in tasks}
+    obs = a.obs_chars or 600
+    res = grpo(a.model, grpo_rows(tasks), lambda: TaskEnvironment(by_id, library, obs_chars=obs),
+               lambda b: R.completion_focused(b, lam=cfg.lam), cfg, out)
+    h = res["history"]
+    summary = {"command": "train grpo", "model": str(a.model), "out": str(out.absolute()), "tasks": len(tasks),
+               "steps": res["steps"], "reward_by_step": [x["reward_mean"] for x in h],
+               "reward_std_by_step": [x["reward_std"] for x in h], "pass_rate_last": h[-1]["pass_rate"] if h else None,
+               "weight_last": h[-1]["weight"] if h else None, "seconds": round(res["seconds"], 2),
+               "config": {k: getattr(cfg, k) for k in ("num_generations", "grpo_lr", "lam", "epsilon", "epsilon_high", "beta",
+                                                       "max_steps", "max_turns", "temperature", "backend", "lora", "seed")}}
+    if not a.json:
+        print(f"GRPO: {res['steps']} steps on {len(tasks)} tasks, reward by step {[round(x, 3) for x in summary['reward_by_step']]}; "
+              f"saved to {summary['out']}")
+    return summary
+
+def train_handler(a: argparse.Namespace) -> int:
+    "The `handler` of `compoworld train sft|grpo`: run it, print the summary; 0, or 2 with one line naming a bad value."
+    try: res = cmd_train(a)
+    except TrainArgError as e:
+        print(f"compoworld: error: {e}", file=sys.stderr); return 2
+    if a.json: print(json.dumps(res, sort_keys=True, default=str))
+    return 0
+
+def train_main(argv: list[str] | None = None) -> int:
+    "`compoworld train ...` on its own (argv without the leading 'train'); returns the exit status (2 for a bad value)."
+    p = _OneLineParser(prog="compoworld")
+    register_cli(p.add_subparsers(dest="cmd", required=True))
+    a = p.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
+    return a.handler(a)

@@ -549,7 +549,7 @@ class RubricEditor(W.VBox):
 
 # %% ../nbs/16_widgets.ipynb #409de5fa
 class TrainingStopped(Exception):
-    "Raised from a GRPO `on_step` callback when the stop button was pressed and the trainer takes no `callbacks` (the run ends without saving)."
+    "A runner may raise this to end a run at the stop button's request without a result (the monitor reports it as stopped, nothing saved)."
 
 def stop_callback(stop: threading.Event, # set it to end training after the current optimizer step
                   on_log: Callable[[dict], None] | None = None, # called with every trainer log dict, plus `step`
@@ -564,8 +564,6 @@ def stop_callback(stop: threading.Event, # set it to end training after the curr
             if on_log is not None and logs: on_log({"step": state.global_step, **logs})
     return StopOnEvent()
 
-def _takes(f: Callable, name: str) -> bool: return name in inspect.signature(f).parameters
-
 def train_runner(model_dir, # local HF model directory to start from (e.g. `tinymodel.build_tiny_model`'s)
                  sft_data=None, # SFT rows or Dataset (`data.sft_rows`); None: no SFT mode
                  grpo_data=None, # GRPO rows or Dataset (`data.grpo_rows`); None: no GRPO mode
@@ -573,25 +571,19 @@ def train_runner(model_dir, # local HF model directory to start from (e.g. `tiny
                  group_reward: Callable | None = None, # b (N, M) -> R (N,), e.g. `rewards.completion_focused`
                  out_dir: str | Path = "runs/monitor", # models are saved to out_dir/sft and out_dir/grpo
                 ) -> Callable:
-    "The runner `(mode, cfg, on_step, stop) -> result dict` over `train.sft` / `train.grpo`; `.modes` lists the modes its data allows."
+    """The runner `(mode, cfg, on_step, stop) -> result dict` over `train.sft` / `train.grpo`; `.modes` lists the modes its data allows.
+
+    Both trainers get `stop_callback(stop)`: setting `stop` ends the run after the current optimizer step, and the result
+    then says `stopped=True` with `out_dir=None` (a stopped run saves no model)."""
     def run(mode: str, cfg, on_step: Callable[[dict], None], stop: threading.Event) -> dict:
         from compoworld_nb import train as T
         if mode not in run.modes: raise ValueError(f"mode={mode!r} is not available; this runner has data for {run.modes}")
         if mode == "sft":
             def on_log(logs):
                 if "loss" in logs: on_step({"step": logs["step"], "loss": float(logs["loss"])})
-            if _takes(T.sft, "callbacks"):
-                return T.sft(model_dir, sft_data, cfg, Path(out_dir) / "sft", callbacks=[stop_callback(stop, on_log)])
-            res = T.sft(model_dir, sft_data, cfg, Path(out_dir) / "sft")
-            for h in res["log"]: on_log(h)
-            return res
-        if _takes(T.grpo, "callbacks"):
-            return T.grpo(model_dir, grpo_data, env_factory, group_reward, cfg, Path(out_dir) / "grpo", on_step=on_step,
-                          callbacks=[stop_callback(stop)])
-        def guarded(entry):
-            on_step(entry)
-            if stop.is_set(): raise TrainingStopped(f"stopped after step {entry['step']}")
-        return T.grpo(model_dir, grpo_data, env_factory, group_reward, cfg, Path(out_dir) / "grpo", on_step=guarded)
+            return T.sft(model_dir, sft_data, cfg, Path(out_dir) / "sft", callbacks=[stop_callback(stop, on_log)])
+        return T.grpo(model_dir, grpo_data, env_factory, group_reward, cfg, Path(out_dir) / "grpo", on_step=on_step,
+                      callbacks=[stop_callback(stop)])
     run.modes = [m for m, ok in (("sft", sft_data is not None),
                                  ("grpo", grpo_data is not None and env_factory is not None and group_reward is not None)) if ok]
     return run
@@ -669,6 +661,7 @@ class TrainingMonitor(W.VBox):
         self.base_cfg = cfg if cfg is not None else TrainConfig()
         self.history: list[dict] = []
         self.result, self.error, self.thread = None, None, None
+        self.stopped: bool | None = None  # after a run: whether it ended early at the stop button's request
         self.redraw_s, self._drawn = redraw_s, 0.0
         self._stop = threading.Event()
         self._lock = threading.Lock()
@@ -716,7 +709,7 @@ class TrainingMonitor(W.VBox):
         if self.running: self.status.value = "a run is already going: stop it first"; return False
         try: cfg = self.config()
         except ValueError as e: self.status.value = f"<span style='color:#cf222e'>{html.escape(str(e))}</span>"; return False
-        self.history, self.result, self.error = [], None, None
+        self.history, self.result, self.error, self.stopped = [], None, None, None
         self._stop, self._drawn = threading.Event(), 0.0
         mode = self.mode_box.value
         self.plot.outputs = ()
@@ -749,13 +742,18 @@ class TrainingMonitor(W.VBox):
 
     def _run(self, mode: str, cfg):
         try:
-            self.result = self.runner(mode, cfg, self._on_step, self._stop)
-            steps = (self.result or {}).get("steps", len(self.history))
-            where = (self.result or {}).get("out_dir")
-            verb = "stopped cleanly after" if self._stop.is_set() else "finished"
-            self.status.value = f"{verb} {steps} step{'' if steps == 1 else 's'}" + (f"; model saved to {html.escape(str(where))}" if where else "")
+            self.result = res = self.runner(mode, cfg, self._on_step, self._stop) or {}
+            steps = res.get("steps", len(self.history))
+            where = res.get("out_dir")
+            self.stopped = bool(res.get("stopped", self._stop.is_set()))  # the trainer's word; else whether stop was pressed
+            n = f"{steps} step{'' if steps == 1 else 's'}"
+            if self.stopped:
+                self.status.value = (f"stopped cleanly after {steps} of {res.get('max_steps', cfg.max_steps)} steps; "
+                                     + (f"the partial model in {html.escape(str(where))} is not a finished one" if where else "no model saved"))
+            else: self.status.value = f"finished {n}" + (f"; model saved to {html.escape(str(where))}" if where else "")
         except TrainingStopped as e:
-            self.status.value = f"{html.escape(str(e))} (without saving: this train.grpo takes no callbacks)"
+            self.stopped = True
+            self.status.value = f"{html.escape(str(e))}; no model saved"
         except Exception as e:
             self.error = e
             self.status.value = f"<span style='color:#cf222e'>failed: {html.escape(type(e).__name__ + ': ' + str(e))}</span>"

@@ -48,3 +48,11 @@ def test_services_json():
     st = json.loads(run("services", "--stats", "--json").stdout.strip().splitlines()[-1])
     assert st["services"] == len(names) and st["domains"] >= 8 and st["deterministic_tools"] >= 150
     assert st["tools"] == st["deterministic_tools"] + st["simulated_tools"]
+
+
+def test_train_is_dispatched_to_the_training_layer(tmp_path, capsys):
+    from compoworld_nb.cli import main
+    out = tmp_path / "model"
+    assert main(["train", "sft", "--data", str(tmp_path / "none.jsonl"), "--model", "tiny", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"compoworld: error: --data {str(tmp_path / 'none.jsonl')!r} is not a file"] and not out.exists()

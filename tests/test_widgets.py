@@ -332,8 +332,11 @@ def test_training_monitor_runs_in_a_thread_and_stops_cleanly(world):
     assert not mon.start() and "already going" in text(mon.status)   # one run at a time
     while not mon.history: time.sleep(0.01)
     mon.stop_button.click()
-    assert mon.wait(30) and "stopped cleanly after" in text(mon.status)
-    assert len(mon.history) < 100_000 and mon.result["steps"] == len(mon.history)
+    assert mon.wait(30) and mon.stopped is True
+    n = len(mon.history)
+    assert n < 100_000 and mon.result["steps"] == n
+    # the fake runner returns a folder although it stopped: the monitor does not present it as a finished model
+    assert text(mon.status) == f"stopped cleanly after {n} of 100000 steps; the partial model in runs/fake is not a finished one"
 
 
 def test_training_monitor_refuses_bad_settings_and_reports_failures(world):
@@ -355,7 +358,7 @@ def test_training_monitor_refuses_bad_settings_and_reports_failures(world):
     def stopped(mode, cfg, on_step, stop): raise TrainingStopped("stopped after step 2")
     s = TrainingMonitor(runner=stopped)
     s.start(); s.wait(30)
-    assert "stopped after step 2 (without saving" in text(s.status) and s.error is None
+    assert text(s.status) == "stopped after step 2; no model saved" and s.error is None and s.stopped is True
 
 
 def test_stop_callback_sets_should_training_stop():
@@ -414,8 +417,31 @@ def test_training_monitor_real_sft_run(tiny):
     assert mon.wait(600), "SFT did not finish"
     assert mon.error is None, mon.error
     assert [h["step"] for h in mon.history] == [1, 2] and all(np.isfinite(h["loss"]) for h in mon.history)
-    assert mon.result["steps"] == 2 and (d / "sft" / "config.json").exists()
-    assert "finished 2 steps" in text(mon.status)
+    assert mon.result["steps"] == 2 and mon.result["stopped"] is False and mon.stopped is False
+    assert (d / "sft" / "config.json").exists() and mon.result["out_dir"] == str(d / "sft")
+    assert text(mon.status) == f"finished 2 steps; model saved to {d / 'sft'}"
+
+
+def test_training_monitor_stop_button_stops_a_real_sft_run(tiny):
+    "Start a long SFT run in the background thread, press stop once it has logged a step: it ends early, saves nothing."
+    from compoworld_nb.data import sft_rows
+    from compoworld_nb.train import TrainConfig
+    model, ok, d = tiny
+    mon = TrainingMonitor(model, sft_data=sft_rows(ok), out_dir=d / "stopped", max_steps=500,
+                          cfg=TrainConfig(sft_batch_size=2, max_length=2048, logging_steps=1))
+    assert mon.start()
+    deadline = time.monotonic() + 300
+    while not mon.history and mon.running and time.monotonic() < deadline: time.sleep(0.02)
+    assert mon.history and mon.error is None, mon.error
+    mon.stop_button.click()
+    assert mon.wait(300) and mon.error is None, mon.error
+    r, steps = mon.result, mon.result["steps"]
+    assert mon.stopped is True and r["stopped"] is True and 1 <= steps < 500 and r["max_steps"] == 500
+    assert r["out_dir"] is None and not (d / "stopped" / "sft").exists()   # nothing half-trained is left behind
+    assert text(mon.status) == f"stopped cleanly after {steps} of 500 steps; no model saved"
+    logged = [h["step"] for h in mon.history]
+    assert logged == sorted(set(logged)) and logged[-1] <= steps
+    assert not mon.start_button.disabled and mon.stop_button.disabled
 
 
 @pytest.mark.skipif(os.environ.get("COMPOWORLD_SLOW") != "1", reason="slow: a real GRPO step of the tiny model; set COMPOWORLD_SLOW=1")
