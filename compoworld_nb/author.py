@@ -420,9 +420,16 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
         value, ctx.in_phrase, kind_in = visit.reveals, visit.reveals_phrase, want
     overrides: dict = {}
     for svc in C + D:                                       # plants only add records (StepContext.plant checks it)
-        for col, rid, change in _planted_changes(fx[svc], ctx.s0[svc]):
-            rec = dict.__getitem__(getattr(ctx.s0[svc], col), rid)
-            overrides.setdefault(svc, {}).setdefault(col, {})[rid] = rec.model_dump(mode="json")
+        planted: dict = {}
+        for col, rid, change in _planted_changes(fx[svc], ctx.s0[svc]): planted.setdefault(col, set()).add(rid)
+        for col, ids in planted.items():                    # in the order s0 holds them (plants append), so the s0 a reader
+            coll, order = getattr(ctx.s0[svc], col), []    # rebuilds has the author's record order and adopt_s0 can reuse its states
+            for rid in reversed(dict.keys(coll)):
+                if rid in ids:
+                    order.append(rid)
+                    if len(order) == len(ids): break
+            for rid in reversed(order):
+                overrides.setdefault(svc, {}).setdefault(col, {})[rid] = dict.__getitem__(coll, rid).model_dump(mode="json")
     for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
     for ch in changes: ch["criteria"] = [f"c{j + 1}" for j in ch["criteria"]]
     u = " ".join(texts)

@@ -277,7 +277,7 @@ def geocode_step(ctx, value, want):
     got = ctx.call("maps_geocode", address=str(value))
     coords = fmt_coords(got["location"]["lat"], got["location"]["lng"])
     phrase = "those coordinates"
-    if want is None:
-        return Visit(f"Look up the map coordinates of {ctx.in_phrase} and tell me them as latitude,longitude.",
-                     reveals=coords, reveals_phrase=phrase, answer=True)
+    if want is None:                    # the answer is one value the observation shows (the latitude, to the `coords` precision)
+        return Visit(f"Look up the map coordinates of {ctx.in_phrase} and tell me its latitude to 4 decimals.",
+                     reveals=f"{got['location']['lat']:.4f}", reveals_phrase="its latitude", answer=True)
     return Visit(f"Look up the map coordinates of {ctx.in_phrase}.", reveals=coords, reveals_phrase=phrase)

@@ -187,9 +187,9 @@ def forecast_step(ctx, value, want):
     p = got["periods"][0]
     text = f"{p['short_forecast']}, {p['temperature']}°{p['temperature_unit']}"
     phrase = "today's forecast there"
-    if want is None:
-        return Visit(f"Check the weather forecast at {ctx.in_phrase} and tell me today's conditions and temperature.",
-                     reveals=text, reveals_phrase=phrase, answer=True)
+    if want is None:                    # the answer is one value the observation shows as it is (its `short_forecast`)
+        return Visit(f"Check the weather forecast at {ctx.in_phrase} and tell me today's conditions.",
+                     reveals=p["short_forecast"], reveals_phrase="today's conditions there", answer=True)
     return Visit(f"Check the weather forecast at {ctx.in_phrase}.", reveals=text, reveals_phrase=phrase)
 
 # A second way in: a place (from any service that reveals one) -> the alerts of its US state.
@@ -215,7 +215,7 @@ def alerts_step(ctx, value, want):
     assert got, f"no alert for {code} after planting"
     text = f"{got[0]['event']} ({got[0]['severity']})"
     phrase = "the first active weather alert there"
-    if want is None:
+    if want is None:                    # the answer is one value the observation shows as it is (the alert's `event`)
         return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in and tell me the first one's "
-                     f"name and severity.", reveals=text, reveals_phrase=phrase, answer=True)
+                     f"name.", reveals=got[0]["event"], reveals_phrase="the name of the first active weather alert there", answer=True)
     return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in.", reveals=text, reveals_phrase=phrase)
