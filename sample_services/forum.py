@@ -14,7 +14,7 @@ from datetime import timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
-from .kit import cursor_page, matches
+from .kit import cursor_page, get_or_404, matches
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "ForumState"]
@@ -71,10 +71,6 @@ service = Service("forum", "content & social", ForumState,
 
 
 # --- helpers --------------------------------------------------------------------------------------
-def _get(coll: dict, key: str, what: str, arg: str):
-    r = dict.get(coll, key)
-    if r is None: raise ToolError(404, f"no {what} with {arg}={key!r}", arg)
-    return r
 
 def _raw(raw: str, arg: str = "raw") -> str:
     if len(raw.strip()) < 20: raise ToolError(422, f"{arg} must have at least 20 characters, got {len(raw.strip())}", arg)
@@ -105,7 +101,7 @@ def list_topics(s: ForumState,
                 limit: int = 20,                    # page size (1-100)
                ) -> dict:
     "Topics; pinned ones first, then by the chosen order (descending), ties by id."
-    if category_id is not None: _get(s.categories, category_id, "category", "category_id")
+    if category_id is not None: get_or_404(s.categories, category_id, "category", "category_id")
     ts = [t for t in dict.values(s.topics) if (category_id is None or t.category_id == category_id) and (tag is None or tag in t.tags)]
     f = {"latest": "last_posted_at", "created": "created_at", "views": "views"}[order]
     key = lambda t: (int(t.pinned), getattr(t, f), t.id)
@@ -120,7 +116,7 @@ def get_topic(s: ForumState,
               limit: int = 20,               # posts per page (1-100)
              ) -> dict:
     "A topic and a page of its posts, in post order."
-    t = _get(s.topics, topic_id, "topic", "topic_id")
+    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
     posts = _topic_posts(s, t.id)
     page, nxt = cursor_page(posts, lambda p: p.post_number, limit, cursor)
     return {"topic": t.model_dump(), "posts": [_post_view(p) for p in page], "next_cursor": nxt}
@@ -134,7 +130,7 @@ def create_topic(s: ForumState,
                 ) -> dict:
     "Start a topic with its first post."
     if not 15 <= len(title.strip()) <= 255: raise ToolError(422, f"title must have 15-255 characters, got {len(title.strip())}", "title")
-    _get(s.categories, category_id, "category", "category_id")
+    get_or_404(s.categories, category_id, "category", "category_id")
     body = _raw(raw)
     tg = list(dict.fromkeys(t.strip().lower() for t in tags or []))
     if len(tg) > 5: raise ToolError(422, f"at most 5 tags, got {len(tg)}", "tags")
@@ -153,7 +149,7 @@ def reply_to_topic(s: ForumState,
                    reply_to_post_number: Optional[int] = None,  # the post this answers
                   ) -> dict:
     "Post a reply at the end of a topic."
-    t = _get(s.topics, topic_id, "topic", "topic_id")
+    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
     if t.closed: raise ToolError(409, f"topic {topic_id} is closed", "topic_id")
     body = _raw(raw)
     posts = _topic_posts(s, t.id)
@@ -171,7 +167,7 @@ def edit_post(s: ForumState,
               raw: str,      # its new text (at least 20 characters)
              ) -> dict:
     "Replace the text of one of your posts."
-    p = _get(s.posts, post_id, "post", "post_id")
+    p = get_or_404(s.posts, post_id, "post", "post_id")
     if p.author != s.me: raise ToolError(422, f"post {post_id} was written by {p.author}; you can edit only your own posts", "post_id")
     body = _raw(raw)
     q = s.posts[p.id]; q.raw = body; q.edited_at = s.tick()
@@ -182,7 +178,7 @@ def like_post(s: ForumState,
               post_id: str,  # a post by someone else
              ) -> dict:
     "Like a post."
-    p = _get(s.posts, post_id, "post", "post_id")
+    p = get_or_404(s.posts, post_id, "post", "post_id")
     if p.author == s.me: raise ToolError(422, "you cannot like your own post", "post_id")
     if s.me in p.likes: raise ToolError(409, f"you already like post {post_id}", "post_id")
     q = s.posts[p.id]; q.likes = q.likes + [s.me]
@@ -193,7 +189,7 @@ def unlike_post(s: ForumState,
                 post_id: str,  # a post you like
                ) -> dict:
     "Take back your like of a post."
-    p = _get(s.posts, post_id, "post", "post_id")
+    p = get_or_404(s.posts, post_id, "post", "post_id")
     if s.me not in p.likes: raise ToolError(409, f"you do not like post {post_id}", "post_id")
     q = s.posts[p.id]; q.likes = [u for u in q.likes if u != s.me]
     return _post_view(q)
@@ -207,7 +203,7 @@ def search_posts(s: ForumState,
                 ) -> dict:
     "Posts matching every word of the query, newest first (ties by id), each with its topic's title."
     if not query.strip(): raise ToolError(422, "query must not be empty", "query")
-    if category_id is not None: _get(s.categories, category_id, "category", "category_id")
+    if category_id is not None: get_or_404(s.categories, category_id, "category", "category_id")
     hits = []
     for p in dict.values(s.posts):
         t = dict.__getitem__(s.topics, p.topic_id)
@@ -222,7 +218,7 @@ def get_user(s: ForumState,
              username: str,  # the user's username
             ) -> dict:
     "A user's profile with post and like counts."
-    u = _get(s.users, username, "user", "username")
+    u = get_or_404(s.users, username, "user", "username")
     posts = [p for p in dict.values(s.posts) if p.author == u.id]
     return {**u.model_dump(), "post_count": len(posts), "likes_received": sum(len(p.likes) for p in posts)}
 
@@ -234,7 +230,7 @@ def set_topic_status(s: ForumState,
                     ) -> dict:
     "Close or reopen, pin or unpin a topic (moderators only)."
     if not dict.__getitem__(s.users, s.me).moderator: raise ToolError(422, "only moderators can change a topic's status", "topic_id")
-    t = _get(s.topics, topic_id, "topic", "topic_id")
+    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
     if getattr(t, status) == enabled: raise ToolError(409, f"topic {topic_id} is already {'' if enabled else 'not '}{status}", "enabled")
     tt = s.topics[t.id]; setattr(tt, status, enabled); s.tick()
     return tt.model_dump()

@@ -14,7 +14,7 @@ import base64, functools, json, re
 from typing import Any, Callable, Optional
 from compoworld_nb.core import ToolError
 
-__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas"]
+__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas", "get_or_404"]
 
 
 def encode_cursor(key: Any) -> str:
@@ -28,6 +28,12 @@ def decode_cursor(cursor: str, arg: str = "cursor") -> Any:
         key = json.loads(raw)
     except (ValueError, TypeError): raise ToolError(400, f"{arg}={cursor!r} is not a cursor returned by this service", arg) from None
     return tuple(key) if isinstance(key, list) else key
+
+def get_or_404(coll: dict, key: str, what: str, arg: str):
+    "The record `coll[key]` (read without a copy-on-write copy); ToolError 404 'no {what} with {arg}=...' naming `arg` if absent."
+    r = dict.get(coll, key)
+    if r is None: raise ToolError(404, f"no {what} with {arg}={key!r}", arg)
+    return r
 
 def check_limit(limit: int, arg: str = "limit", hi: int = 100) -> int:
     "`limit` if 1 <= limit <= hi, else ToolError 422 naming it."

@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from .kit import get_or_404
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
 __all__ = ["service", "TrelloState"]
@@ -124,18 +125,15 @@ def _board(s: TrelloState, boardId: Optional[str], arg: str = "boardId") -> Boar
     if not dict.__contains__(s.boards, bid): raise ToolError(404, f"no board with {arg}={bid!r}", arg)
     return dict.__getitem__(s.boards, bid)
 
-def _get(coll: dict, key: str, what: str, arg: str):
-    if not dict.__contains__(coll, key): raise ToolError(404, f"no {what} with {arg}={key!r}", arg)
-    return dict.__getitem__(coll, key)
 
 def _list(s: TrelloState, listId: str, board: Optional[Board] = None, arg: str = "listId", open_: bool = True) -> TList:
-    l = _get(s.lists, listId, "list", arg)
+    l = get_or_404(s.lists, listId, "list", arg)
     if board is not None and l.idBoard != board.id: raise ToolError(422, f"list {listId!r} is not on board {board.id!r}", arg)
     if open_ and l.closed: raise ToolError(409, f"list {listId!r} is archived", arg)
     return l
 
 def _card(s: TrelloState, cardId: str, board: Optional[Board] = None, open_: bool = False) -> Card:
-    c = _get(s.cards, cardId, "card", "cardId")
+    c = get_or_404(s.cards, cardId, "card", "cardId")
     if board is not None and c.idBoard != board.id: raise ToolError(422, f"card {cardId!r} is not on board {board.id!r}", "cardId")
     if open_ and c.closed: raise ToolError(409, f"card {cardId!r} is archived", "cardId")
     return c
@@ -187,7 +185,7 @@ def set_active_workspace(s: TrelloState,
                          workspaceId: str,  # the workspace to make active
                         ) -> dict:
     "Make a workspace the active one."
-    w = _get(s.workspaces, workspaceId, "workspace", "workspaceId")
+    w = get_or_404(s.workspaces, workspaceId, "workspace", "workspaceId")
     s.active_workspace = w.id
     return {"active_workspace": w.id, "name": w.displayName}
 
@@ -201,7 +199,7 @@ def list_boards_in_workspace(s: TrelloState,
                              workspaceId: str,  # the workspace whose boards to list
                             ) -> list[dict]:
     "The open boards of one workspace, sorted by name."
-    _get(s.workspaces, workspaceId, "workspace", "workspaceId")
+    get_or_404(s.workspaces, workspaceId, "workspace", "workspaceId")
     return [b.model_dump() for b in sorted(dict.values(s.boards), key=lambda b: (b.name, b.id)) if b.idOrganization == workspaceId and not b.closed]
 
 @service.tool
@@ -269,7 +267,7 @@ def update_list(s: TrelloState,
     l = _list(s, listId, open_=False)
     if name is None and closed is None and subscribed is None and idBoard is None: raise ToolError(422, "nothing to change", "listId")
     if name is not None and not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    if idBoard is not None: _get(s.boards, idBoard, "board", "idBoard")
+    if idBoard is not None: get_or_404(s.boards, idBoard, "board", "idBoard")
     l = s.lists[l.id]
     if name is not None: l.name = name.strip()
     if closed is not None: l.closed = closed
@@ -414,7 +412,7 @@ def add_comment(s: TrelloState,
     return s.comments[i].model_dump()
 
 def _own_comment(s: TrelloState, commentId: str) -> Comment:
-    m = _get(s.comments, commentId, "comment", "commentId")
+    m = get_or_404(s.comments, commentId, "comment", "commentId")
     if m.idMemberCreator != s.me: raise ToolError(422, f"comment {commentId!r} was written by someone else; only your own comments can be changed", "commentId")
     return m
 
@@ -468,7 +466,7 @@ def assign_member_to_card(s: TrelloState,
                          ) -> dict:
     "Add a board member to a card."
     c = _card(s, cardId, open_=True)
-    _get(s.members, memberId, "member", "memberId")
+    get_or_404(s.members, memberId, "member", "memberId")
     if memberId not in dict.__getitem__(s.boards, c.idBoard).idMembers: raise ToolError(422, f"member {memberId!r} is not on the card's board", "memberId")
     if memberId in c.idMembers: raise ToolError(409, f"member {memberId!r} is already on card {cardId!r}", "memberId")
     c = s.cards[c.id]; c.idMembers = c.idMembers + [memberId]; c.dateLastActivity = s.tick()
@@ -522,7 +520,7 @@ def update_label(s: TrelloState,
                  color: Optional[str] = None, # new color
                 ) -> dict:
     "Rename or recolor a label."
-    l = _get(s.labels, labelId, "label", "labelId")
+    l = get_or_404(s.labels, labelId, "label", "labelId")
     if name is None and color is None: raise ToolError(422, "nothing to change: give name or color", "labelId")
     if name is not None:
         if not name.strip(): raise ToolError(422, "name must not be empty", "name")
@@ -540,7 +538,7 @@ def delete_label(s: TrelloState,
                  labelId: str,  # the label to delete (it is removed from every card)
                 ) -> dict:
     "Delete a label and remove it from every card."
-    l = _get(s.labels, labelId, "label", "labelId")
+    l = get_or_404(s.labels, labelId, "label", "labelId")
     del s.labels[l.id]
     for k in [c.id for c in dict.values(s.cards) if l.id in c.idLabels]:
         s.cards[k].idLabels = [x for x in s.cards[k].idLabels if x != l.id]
