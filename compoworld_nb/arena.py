@@ -356,12 +356,7 @@ def run_arena(out: str | os.PathLike,            # output directory (replaced wh
     except ValueError as e: raise ArenaError(f"--library: {e}") from None
     try: services = arena_services(lib, per_domain, seed, domains)
     except ValueError as e: raise ArenaError(f"--domains: {e}") from None
-    dest = Path(out).expanduser().absolute()
-    if dest.exists() and not dest.is_dir(): raise ArenaError(f"--out {str(out)!r} exists and is not a directory")
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
-    except OSError as e: raise ArenaError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
+    dest, stage = Path(out).expanduser().absolute(), staging_dir(out, ArenaError)
     ex = executor or LocalExecutor(1)
     try:
         table, service_fail, spec = [], [], policy
@@ -401,8 +396,7 @@ def run_arena(out: str | os.PathLike,            # output directory (replaced wh
                    "diagnosis": "llm" if use_llm else "programmatic", "table": table, "seconds": round(time.perf_counter() - t_run, 1),
                    "files": ["rounds.csv", "rounds.md", "arena.png", "summary.json"] + [f"round_{r}/" for r in range(rounds)]}
         (stage / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True), encoding="utf-8")
-        if dest.exists(): shutil.rmtree(dest)
-        os.replace(stage, dest)
+        publish(stage, dest)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True); raise
     finally:

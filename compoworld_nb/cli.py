@@ -22,27 +22,14 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'CliError', 'staging_dir', 'publish', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize',
-           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'verified_library', 'main']
+__all__ = ['KIND_NAMES', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize', 'evaluate', 'corpus_for',
+           'run_demo', 'report_md', 'build_parser', 'verified_library', 'main']
 
 # %% ../nbs/17_cli.ipynb #59ffce1d
 class CliError(Exception):
     "A bad command-line value: printed as one line, exit status 2."
 
-def staging_dir(out: str | Path) -> Path:
-    "Create and return a fresh staging directory beside `out`; CliError if `out`'s parent cannot be written."
-    out = Path(out).expanduser().absolute()
-    if out.exists() and not out.is_dir(): raise CliError(f"--out {str(out)!r} exists and is not a directory")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
-    except OSError as e: raise CliError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
 
-def publish(stage: Path, out: str | Path) -> Path:
-    "Move the finished staging directory to `out` (replacing an earlier run there)."
-    out = Path(out).expanduser().absolute()
-    if out.exists(): shutil.rmtree(out)
-    os.replace(stage, out); return out
 
 # %% ../nbs/17_cli.ipynb #e9500fe3
 def score_group(trajs: list[Trajectory], lam: float, delta: float) -> list[dict]:
@@ -132,7 +119,7 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int = 20, n_heldout: int =
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
-    stage = staging_dir(out)
+    stage = staging_dir(out, CliError)
     try:
         return _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start)
     except BaseException:

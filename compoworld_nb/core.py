@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #7dea5355
 from __future__ import annotations
-import configparser, hashlib, json, math, os, random
+import configparser, hashlib, json, math, os, random, shutil, tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -14,7 +14,8 @@ from typing import Any
 
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'ok', 'err', 'ToolError', 'canonical_json', 'state_hash',
-           'FrozenClock', 'IdFactory', 'register_fact_kind', 'find_settings_file', 'load_settings']
+           'FrozenClock', 'IdFactory', 'register_fact_kind', 'find_settings_file', 'load_settings', 'staging_dir',
+           'publish']
 
 # %% ../nbs/00_core.ipynb #e8275355
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -150,3 +151,19 @@ def load_settings(profile: str | None = None, path: str | os.PathLike | None = N
         parts = k[len("COMPOWORLD_"):].lower().split("_", 1)
         if len(parts) == 2 and parts[0] in s: s[parts[0]][parts[1]] = _coerce(v, s[parts[0]].get(parts[1], v))
     return s
+
+# %% ../nbs/00_core.ipynb #9658f47a
+def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError) -> Path:
+    "A fresh hidden staging folder `.NAME.partial-*` beside `out`; raises `error` naming `out` (as given) when it is an existing file or its parent cannot be written."
+    dest = Path(out).expanduser().absolute()
+    if dest.exists() and not dest.is_dir(): raise error(f"--out {str(out)!r} exists and is not a directory")
+    try:
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
+    except OSError as e: raise error(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
+
+def publish(stage: str | os.PathLike, out: str | os.PathLike) -> Path:
+    "Move the finished staging folder to `out` (replacing an earlier run there); returns `out` as an absolute path."
+    dest = Path(out).expanduser().absolute()
+    if dest.exists(): shutil.rmtree(dest)
+    os.replace(stage, dest); return dest

@@ -153,18 +153,12 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
     miss = sorted({s for t in ts for s in t.services + t.distractors if s not in library})
     if miss: raise EvaluateError(f"--tasks {str(tasks)!r} needs services {miss} that are not in the library")
     factory = policy_factory(policy)
-    dest = Path(out).expanduser().absolute()
-    if dest.exists() and not dest.is_dir(): raise EvaluateError(f"--out {str(out)!r} exists and is not a directory")
-    try:
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        stage = Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
-    except OSError as e: raise EvaluateError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
+    stage = staging_dir(out, EvaluateError)
     try:
         trajs = evaluate_tasks(ts, factory, library, n, seed, max_steps, workers, processes, progress)
         summary = write_evaluation(stage, trajs, {t.id: t for t in ts}, library,
                                    {"policy": policy, "n": n, "seed": seed, "max_steps": max_steps, "tasks_file": str(Path(tasks).absolute())})
-        if dest.exists(): shutil.rmtree(dest)
-        os.replace(stage, dest)
+        dest = publish(stage, out)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True); raise
     return {**summary, "out": str(dest)}
