@@ -260,31 +260,33 @@ def _planner(library: dict, C: tuple, L: int, start: str):
                 yield from ((j, st, k, (pos + 1, j, k, m2, w2) + dv) for k in reveals)
     plain = {kind: [(j, reveals, writes, sb, not any(sb)) for j, st, reveals, writes, sb in opts] for kind, opts in by_kind.items()}
     memo = {}
-    def per_service(pos, kind, mask, wrote, done, owe) -> list:
-        "The plans from this state counted per service of the next visit (so `n` for any previous service is a subtraction)."
+    def per_service(pos, kind, mask, wrote, done, owe) -> tuple[list, int]:
+        "The plans from this state counted per service of the next visit, and their total (so `n` for any previous service is a subtraction)."
         key = (pos, kind, mask, wrote, done, owe)
-        out = memo.get(key)
-        if out is None:
-            out = [0] * K
-            last, rest = pos == L - 1, L - 1 - pos
-            for j, reveals, writes, sb, free in plain.get(kind, ()):
-                if free and not owe: d2, o2 = done, owe
-                else:
-                    dv = _advance(done, owe, *sb)
-                    if dv is None: continue
-                    d2, o2 = dv
-                m2 = mask | (1 << j)
-                if pop[m2] + rest < K: continue
-                if last:
-                    if m2 == full and not o2: out[j] += 1 if writes else (len(reveals) if wrote else 0)
-                else:
-                    w2 = wrote or writes
-                    for k in reveals: out[j] += n(pos + 1, j, k, m2, w2, d2, o2)
-            memo[key] = out
-        return out
+        hit = memo.get(key)
+        if hit is not None: return hit
+        out = [0] * K
+        last, rest = pos == L - 1, L - 1 - pos
+        for j, reveals, writes, sb, free in plain.get(kind, ()):
+            if free and not owe: d2, o2 = done, owe
+            else:
+                dv = _advance(done, owe, *sb)
+                if dv is None: continue
+                d2, o2 = dv
+            m2 = mask | (1 << j)
+            if pop[m2] + rest < K: continue
+            if last:
+                if m2 == full and not o2: out[j] += 1 if writes else (len(reveals) if wrote else 0)
+            else:
+                w2 = wrote or writes
+                for k in reveals:                       # plans after a visit to j, minus those whose next visit is j again
+                    c, tot = memo.get((pos + 1, k, m2, w2, d2, o2)) or per_service(pos + 1, k, m2, w2, d2, o2)
+                    out[j] += tot - c[j]
+        memo[key] = hit = (out, sum(out))
+        return hit
     def n(pos, prev, kind, mask, wrote, done, owe) -> int:
-        c = per_service(pos, kind, mask, wrote, done, owe)
-        return sum(c) - (c[prev] if prev >= 0 else 0)
+        c, tot = per_service(pos, kind, mask, wrote, done, owe)
+        return tot - (c[prev] if prev >= 0 else 0)
     return n, options
 
 def count_plans(library: dict, C: list[str], L: int, start: str = "key") -> int:

@@ -83,11 +83,11 @@ class ComposedEnv:
 
 # %% ../nbs/03_compose.ipynb #1a9914e9
 def service_hashes(js: JointState) -> dict[str, str]:
-    "`{service: state_hash(s_i)}` (computed by `state_digest`, same values)."
+    "`{service: state_digest(s_i)}`: each service state's 64-char hex hash (`service.digest_form` gives its definition)."
     return {n: state_digest(s) for n, s in js.items()}
 
 def joint_hash(js: JointState) -> str:
-    "Canonical hash of a joint state (order of services and keys never matters)."
+    "Canonical hash of a joint state: `core.state_hash` of `service_hashes(js)` (order of services and keys never matters)."
     return state_hash(service_hashes(js))
 
 def _collections(state) -> dict[str, dict]:

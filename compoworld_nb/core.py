@@ -38,7 +38,17 @@ class ToolError(Exception):
     def observation(self) -> dict: return err(self.code, self.message, self.argument)
 
 # %% ../nbs/00_core.ipynb #e0076fe8
+_LEAVES = frozenset({str, int, bool, type(None)})
+
 def _canon(o):
+    "The canonical JSON value of `o`. Exact dicts, lists and leaves take a fast path (no call per leaf); anything else goes through `_canon_any`."
+    t = type(o)
+    if t in _LEAVES: return o
+    if t is dict: return {k if type(k) is str else str(k): v if type(v) in _LEAVES else _canon(v) for k, v in o.items()}
+    if t is list: return [v if type(v) in _LEAVES else _canon(v) for v in o]
+    return _canon_any(o)
+
+def _canon_any(o):
     if hasattr(o, "model_dump"): o = o.model_dump(mode="json")
     if isinstance(o, bool) or o is None or isinstance(o, str): return o
     if isinstance(o, int): return o

@@ -18,11 +18,11 @@ from .core import *
 
 # %% auto #0
 __all__ = ['Record', 'State', 'Tool', 'make_tool', 'clone_value', 'same_value', 'Snapshot', 'snapshot', 'Records', 'lineage',
-           'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text', 'state_digest', 'to_jsonable',
-           'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
+           'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text', 'digest_form', 'state_digest',
+           'to_jsonable', 'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
 
 # %% ../nbs/01_service.ipynb #61cbabac
-_TEXT: dict[int, tuple] = {}  # id(record) -> (weakref to it, its key, b'"key":canonical text'); see `state_digest`
+_TEXT: dict[int, tuple] = {}  # id(record) -> (weakref to it, its key, b'"key":canonical text', SHA-256 of that text); see `state_digest`
 _COLLECTION_NAMES: dict[type, list] = {}
 _WRITES = [0]                 # assignments to records whose text was cached (invalidates the collection caches)
 
@@ -163,9 +163,10 @@ def _collection_set(cls: type) -> frozenset:
     return s
 
 class Snapshot:
-    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`pairs`, the records' canonical texts, are filled in when a hash needs them)."
-    __slots__ = ("keys", "recs", "pairs", "gen", "_index")
-    def __init__(self, keys: list, recs: list): self.keys, self.recs, self.pairs, self.gen, self._index = keys, recs, None, -1, None
+    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`pairs`, the records' canonical texts, and `digests`, their SHA-256 digests, are filled in when a hash needs them)."
+    __slots__ = ("keys", "recs", "pairs", "gen", "digests", "dgen", "hex", "_index")
+    def __init__(self, keys: list, recs: list):
+        self.keys, self.recs, self.pairs, self.gen, self.digests, self.dgen, self.hex, self._index = keys, recs, None, -1, None, -1, None, None
     def __len__(self): return len(self.keys)
     def __repr__(self): return f"Snapshot({len(self.keys)} records)"
     @property
@@ -328,40 +329,60 @@ def _forget(i: int, ref, _text: dict = _TEXT) -> None:
     e = _text.get(i)
     if e is not None and e[0] is ref: _text.pop(i, None)
 
-def _pair_text(k: str, r: Any) -> bytes:
-    "UTF-8 bytes of `\"k\":<canonical JSON of r>`, cached for `Record` objects."
+def _pair_entry(k: str, r: Any) -> tuple:
+    "`(text, digest)`: the UTF-8 bytes of `\"k\":<canonical JSON of r>` and their SHA-256 (32 bytes), cached for `Record` objects."
     e = _TEXT.get(id(r))
-    if e is not None and e[1] == k and e[0]() is r: return e[2]
+    if e is not None and e[1] == k and e[0]() is r: return e[2], e[3]
     text = (json.dumps(k, ensure_ascii=False) + ":" + canonical_json(r)).encode("utf-8")
+    d = hashlib.sha256(text).digest()
     if isinstance(r, Record):
-        i = id(r); _TEXT[i] = (weakref.ref(r, lambda ref, i=i, f=_forget: f(i, ref)), k, text)
-    return text
+        i = id(r); _TEXT[i] = (weakref.ref(r, lambda ref, i=i, f=_forget: f(i, ref)), k, text, d)
+    return text, d
+
+def _pair_text(k: str, r: Any) -> bytes: return _pair_entry(k, r)[0]
+def _pair_digest(k: str, r: Any) -> bytes: return _pair_entry(k, r)[1]
 
 def _snap_pairs(snap: Snapshot) -> list[bytes]:
     if snap.pairs is None or snap.gen != _WRITES[0]:
         g = _WRITES[0]; snap.pairs = [_pair_text(str(k), r) for k, r in zip(snap.keys, snap.recs)]; snap.gen = g
     return snap.pairs
 
-def _full_pairs(t: dict) -> list[bytes]:
-    return [_pair_text(str(k), dict.__getitem__(t, k)) for k in sorted(dict.keys(t), key=str)]
+def _snap_digests(snap: Snapshot) -> list[bytes]:
+    if snap.digests is None or snap.dgen != _WRITES[0]:
+        g = _WRITES[0]; snap.digests = [_pair_digest(str(k), r) for k, r in zip(snap.keys, snap.recs)]; snap.dgen = g; snap.hex = None
+    return snap.digests
 
-def _coll_pairs(t: dict) -> list[bytes]:
-    "Pair texts of collection `t` in id order: its snapshot's list with the touched ids patched in."
-    if not isinstance(t, Records) or t.snap is None: return _snap_pairs(snapshot(t))
+def _coll_items(t: dict, of_snap: Callable, item: Callable) -> tuple[list, Snapshot | None]:
+    """Per-record items of collection `t` in id order (`item(key, record)`: a text or a digest), and the snapshot
+    whose own list (`of_snap(snap)`) it is, or None when ids were patched in: the snapshot's list with the touched
+    ids replaced, removed or inserted."""
+    if not isinstance(t, Records) or t.snap is None:
+        snap = snapshot(t); return of_snap(snap), snap
     v = verified_lineage(t)
-    if v is None: return _full_pairs(t)                      # lineage broken (a collection edited by hand): no shortcut
+    if v is None: return [item(str(k), dict.__getitem__(t, k)) for k in sorted(dict.keys(t), key=str)], None   # lineage broken (edited by hand)
     snap, touched = v
-    keys, pairs, idx = snap.keys, _snap_pairs(snap), snap.index
+    keys, items, idx = snap.keys, of_snap(snap), snap.index
     changed = sorted(idx[k] for k in touched if k in idx)
     added = sorted((k for k in touched if k not in idx and dict.__contains__(t, k)), key=str)
-    if not changed and not added: return pairs
-    out = list(pairs)
-    for i in changed: out[i] = _pair_text(str(keys[i]), dict.__getitem__(t, keys[i])) if dict.__contains__(t, keys[i]) else None
+    if not changed and not added: return items, snap
+    out = list(items)
+    for i in changed: out[i] = item(str(keys[i]), dict.__getitem__(t, keys[i])) if dict.__contains__(t, keys[i]) else None
     if added:
         ks = list(keys)
         for k in added:
-            j = bisect_left(ks, str(k), key=str); ks.insert(j, k); out.insert(j, _pair_text(str(k), dict.__getitem__(t, k)))
-    return [p for p in out if p is not None]
+            j = bisect_left(ks, str(k), key=str); ks.insert(j, k); out.insert(j, item(str(k), dict.__getitem__(t, k)))
+    return [p for p in out if p is not None], None
+
+def _coll_pairs(t: dict) -> list[bytes]:
+    "Pair texts of collection `t` in id order (see `_coll_items`)."
+    return _coll_items(t, _snap_pairs, _pair_text)[0]
+
+def _coll_digest(t: dict) -> str:
+    "Hex SHA-256 of the record digests of collection `t` in id order; cached on the snapshot when `t` holds exactly its records."
+    ds, snap = _coll_items(t, _snap_digests, _pair_digest)
+    if snap is None: return hashlib.sha256(b"".join(ds)).hexdigest()
+    if snap.hex is None: snap.hex = hashlib.sha256(b"".join(ds)).hexdigest()
+    return snap.hex
 
 _KEYS: dict[str, bytes] = {}
 
@@ -386,11 +407,29 @@ def state_text(state: State) -> str:
     "`canonical_json(state)`, assembled from cached per-record texts (identical output)."
     return b"".join(_chunks(state)).decode("utf-8")
 
+def digest_form(state: State) -> dict:
+    """The JSON value a service state's hash is taken of: its non-collection fields as JSON and each record collection
+    as the hex SHA-256 of its records' digests in id order (a record's digest: SHA-256 of `"id":<canonical JSON of the
+    record>`, UTF-8); a collection that is None stays None. Computed from scratch, no caches: the reference for
+    `state_digest`."""
+    cols = _collection_set(type(state))
+    form = state.model_dump(mode="json", exclude=set(cols))
+    for c in sorted(cols):
+        t = state.__dict__.get(c)
+        form[c] = None if t is None else hashlib.sha256(b"".join(
+            hashlib.sha256((json.dumps(str(k), ensure_ascii=False) + ":" + canonical_json(dict.__getitem__(t, k))).encode("utf-8")).digest()
+            for k in sorted(dict.keys(t), key=str))).hexdigest()
+    return form
+
 def state_digest(state: State) -> str:
-    "SHA-256 hex digest (64 chars) of the state's canonical JSON, equal to `core.state_hash(state)`; per-record texts are cached."
-    h = hashlib.sha256()
-    for c in _chunks(state): h.update(c)
-    return h.hexdigest()
+    """A service state's hash: SHA-256 hex digest (64 chars) equal to `core.state_hash(digest_form(state))`, computed from
+    per-record digests cached per record object and per collection snapshot (cost O(records) at C speed plus the records
+    not hashed before). Invariant to key order and to 25 vs 25.0."""
+    cols = _collection_set(type(state))
+    d = state.__dict__
+    form = state.model_dump(mode="json", exclude=set(cols))
+    for c in cols: form[c] = None if d.get(c) is None else _coll_digest(d[c])
+    return state_hash(form)
 
 # %% ../nbs/01_service.ipynb #01c408ba
 def to_jsonable(o: Any) -> Any:

@@ -122,7 +122,7 @@ def task_env(task: Task, library: dict) -> ComposedEnv:
 _DIGESTS: OrderedDict = OrderedDict()
 
 def state_hash_cached(state: State) -> str:
-    "`state_hash(state)` memoised per state object (states are values: never changed after a transition returns them)."
+    "`service.state_digest(state)` memoised per state object (states are values: never changed after a transition returns them)."
     e = _DIGESTS.get(id(state))
     if e is not None and e[0] is state: return e[1]
     h = service_hashes({"s": state})["s"]
@@ -965,15 +965,21 @@ def _r_internals(a: Admission) -> list[str]:
     return ([f"the instruction shows record ids {ids[:5]}"] if ids else []) + ([f"the instruction names parameters {params}"] if params else [])
 
 def _flows(a: Admission, i: int, j: int) -> list:
-    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names)."
-    if (i, j) not in a.flows: a.flows[(i, j)] = _flows_uncached(a, i, j)
+    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names), each once, in the order found."
+    if (i, j) not in a.flows: a.flows[(i, j)] = list(dict.fromkeys(_iter_flows(a, i, j)))
     return a.flows[(i, j)]
 
-def _flows_uncached(a: Admission, i: int, j: int) -> list:
+def _has_flow(a: Admission, i: int, j: int) -> bool:
+    "`bool(_flows(a, i, j))`, stopping at the first value found (the whole list is kept only once it has been asked for)."
+    if (i, j) in a.flows: return bool(a.flows[(i, j)])
+    return next(_iter_flows(a, i, j), _MISSING) is not _MISSING
+
+def _iter_flows(a: Admission, i: int, j: int) -> Iterator:
+    "The values of `_flows`, lazily (a value may come more than once): the cheap kinds of flow are looked at first."
     vis = a.visits
     ci = [k for k, v in enumerate(vis) if v == i and a.run.obs[k].get("ok")]
     cj = [k for k, v in enumerate(vis) if v == j]
-    if not ci or not cj: return []
+    if not ci or not cj: return
     seen = union([a.obs_facts[k] for k in ci])
     earlier_args = union([a.arg_facts[k] for k, v in enumerate(vis) if v < i])
     consts = set()
@@ -983,19 +989,18 @@ def _flows_uncached(a: Admission, i: int, j: int) -> list:
             for p in (a.run.calls[k].get("arguments") or {}): consts |= documented_values(a.env.services[st[0]], st[1], p, examples=False)
     def fresh(v) -> bool:
         return v not in consts and not has_token(a.task.u, str(v)) and str(v) not in earlier_args.strings and str(v) not in earlier_args.atoms
-    out = []
     used_texts = []
     for k in cj:
         for v in _leaves(a.run.calls[k].get("arguments")):
             if isinstance(v, (int, float)):
-                if seen.has_number(v, _decimals(str(v)) if _decimals(str(v)) is not None else 0) and fresh(v): out.append(v)
+                if seen.has_number(v, _decimals(str(v)) if _decimals(str(v)) is not None else 0) and fresh(v): yield v
             elif isinstance(v, str) and v.strip():
                 s = v.strip()
-                if len(s) <= 64 and seen.has(s) and fresh(s): out.append(s)
+                if len(s) <= 64 and seen.has(s) and fresh(s): yield s
                 if len(s) > 3: used_texts.append(s)
-    out += [x for t in used_texts for x in tokens(t) if fact_like(x) and _known(x, [seen], "") and fresh(x)]
+    yield from (x for t in used_texts for x in tokens(t) if fact_like(x) and _known(x, [seen], "") and fresh(x))
     short = {s for s in seen.strings if 4 <= len(s) <= 64 and fresh(s)}
-    out += [s for s in short if any(has_token(t, s) for t in used_texts if s in t)]
+    yield from (s for s in short if any(has_token(t, s) for t in used_texts if s in t))
     for n, k in enumerate(cj):                                  # selection: a record picked by the value, named by a later call
         later = union([a.arg_facts[x] for x in cj[n + 1:]])
         if not later.strings or not a.run.obs[k].get("ok"): continue
@@ -1008,14 +1013,13 @@ def _flows_uncached(a: Admission, i: int, j: int) -> list:
         for d in dicts(a.run.obs[k]["data"]):
             leaves = [x for x in d.values() if isinstance(x, str)]
             if any(x in later.strings for x in leaves):
-                out += [x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x)]
-    return list(dict.fromkeys(out))
+                yield from (x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x))
 
 @admission_rule("edge_information_flow")
 def _r_flow(a: Admission) -> list[str]:
     "Each walk edge ℓ → ℓ+1 carries a value observed at visit ℓ and used at visit ℓ+1 (needs meta.visits)."
     if a.visits is None: return ["meta.visits is missing: calls cannot be matched to walk visits"]
-    bad = [(i, i + 1) for i in range(len(a.task.walk) - 1) if not _flows(a, i, i + 1)]
+    bad = [(i, i + 1) for i in range(len(a.task.walk) - 1) if not _has_flow(a, i, i + 1)]
     return [f"walk edges {bad} carry no value from the source visit's observations to the target visit"] if bad else []
 
 def _read_records(data, used: set) -> list:

@@ -21,6 +21,31 @@ def test_canonical_form_is_exact():
     assert canonical_json({"b": 25.0, "a": "Zürich", "c": [1.5]}) == '{"a":"Zürich","b":25,"c":[1.5]}'
     assert state_hash({"x": "25"}) != state_hash({"x": 25})
 
+def _reference_canon(o):
+    "The canonical form written out plainly (the spec `canonical_json` must match on any JSON-like value)."
+    if isinstance(o, bool) or o is None or isinstance(o, str): return o
+    if isinstance(o, int): return o
+    if isinstance(o, float): return int(o) if o.is_integer() and abs(o) < 2**63 else o
+    if isinstance(o, dict): return {str(k): _reference_canon(v) for k, v in o.items()}
+    return [_reference_canon(v) for v in o]
+
+mixed_vals = st.recursive(st.none() | st.booleans() | st.integers(-10**6, 10**6) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=5),
+                          lambda c: st.lists(c, max_size=3) | st.tuples(c, c) | st.dictionaries(st.text(max_size=3) | st.integers(0, 9), c, max_size=3),
+                          max_leaves=12)
+
+@settings(max_examples=200, derandomize=True)
+@given(mixed_vals)
+def test_canonical_json_matches_its_definition(v):
+    want = json.dumps(_reference_canon(v), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert canonical_json(v) == want and canonical_json({"v": v, "w": [v]}) == '{"v":' + want + ',"w":[' + want + ']}'
+
+def test_canonical_json_rejects_non_finite_and_unknown():
+    import pytest
+    for bad in (float("nan"), [1, {"x": float("inf")}], {"a": [-float("inf")]}):
+        with pytest.raises(ValueError, match="non-finite"): canonical_json(bad)
+    with pytest.raises(TypeError, match="cannot serialise object"): canonical_json({"a": [object()]})
+    assert canonical_json({1: True, "s": {2, 1}, "t": (1.0, 2.5)}) == '{"1":true,"s":[1,2],"t":[1,2.5]}'
+
 def test_envelope_shapes():
     assert ok({"a": 1}) == {"ok": True, "data": {"a": 1}}
     assert err(409, "busy", "eventId") == {"ok": False, "error": {"code": 409, "type": "conflict", "message": "busy", "argument": "eventId"}}

@@ -1,7 +1,7 @@
 """Copy-on-write states and parallel rollout groups.
 
 * every tool of every sample service, run with valid arguments on one shared s0, leaves s0's hash and content
-  unchanged, and the fast `state_digest` equals `core.state_hash` on every state produced;
+  unchanged, and the fast `state_digest` equals its from-scratch definition `state_hash(digest_form(s))` on every state produced;
 * 64 parallel rollouts of one task, each creating "the same" new record, each see only their own record, and
   the task's s0 hash is unchanged afterwards;
 * the lineage bookkeeping behind the fast hash survives hand edits (it falls back, never lies);
@@ -12,7 +12,7 @@ import numpy as np
 from concurrent.futures import ThreadPoolExecutor
 import pytest
 from compoworld_nb.core import state_hash, canonical_json
-from compoworld_nb.service import cow_view, commit_view, state_digest, state_text, CowRecords, Records, lineage, clone_value, snapshot
+from compoworld_nb.service import cow_view, commit_view, state_digest, digest_form, state_text, CowRecords, Records, lineage, clone_value, snapshot
 from compoworld_nb.compose import joint_hash, diff
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.task import materialize_s0
@@ -120,18 +120,18 @@ def test_every_tool_leaves_shared_s0_unchanged(name):
         new, o = svc.call(s0, tool, args)                       # every tool on the shared s0 ...
         assert o["ok"] or not must_succeed, (tool, o)
         if not o["ok"]: assert new is s0; continue
-        assert state_digest(new) == state_hash(new) and state_text(new) == canonical_json(new)
+        assert state_digest(new) == state_hash(digest_form(new)) and state_text(new) == canonical_json(new)
         if svc.tools[tool].read_only: assert new is s0
         else: assert new is not s0 and all(type(getattr(new, c)) is Records for c in type(new).collection_names())
         nxt, o2 = svc.call(cur, tool, args)                     # ... and chained, each call on the previous result
         if o2["ok"]:
-            assert state_digest(nxt) == state_hash(nxt)
+            assert state_digest(nxt) == state_hash(digest_form(nxt))
             cur = nxt
         assert state_hash(s0) == h0 and s0 == snapshot, f"{tool} changed the shared s0"
-    assert state_digest(s0) == h0 and s0 == snapshot
+    assert state_digest(s0) == state_hash(digest_form(snapshot)) and s0 == snapshot
     writes = any(not svc.tools[t].read_only for t, _, ok in calls if ok)
     assert cur is not s0 or not writes                          # the known write tools really wrote
-    assert state_digest(cur) == state_hash(cur) and diff({name: s0}, {name: s0.model_copy(deep=True)}) == []
+    assert state_digest(cur) == state_hash(digest_form(cur)) and diff({name: s0}, {name: s0.model_copy(deep=True)}) == []
     assert bool(diff({name: s0}, {name: cur})) == (state_hash(cur) != h0)
 
 
@@ -163,7 +163,7 @@ def test_cow_records_copy_on_first_read_and_track_touched():
     assert type(v.issues) is Records and lineage(v.issues)[0] is snapshot(s0.issues)
     assert v.issues.touched == {ids[0], ids[1], ids[2], "iss_new"}     # only what changed; records merely read ...
     assert v.issues[ids[3]] is s0.issues[ids[3]] and v.issues[ids[0]] is r  # ... are shared with s0 again
-    assert state_digest(v) == state_hash(v) and len(s0.issues) == 80 and state_hash(s0) == state_hash(LIB["linear"].initial_state(0))
+    assert state_digest(v) == state_hash(digest_form(v)) and len(s0.issues) == 80 and state_hash(s0) == state_hash(LIB["linear"].initial_state(0))
 
 
 def test_digest_never_trusts_a_broken_lineage():
@@ -171,16 +171,43 @@ def test_digest_never_trusts_a_broken_lineage():
     svc = LIB["gmail"]; s0 = svc.initial_state(0)
     m = next(iter(s0.messages))
     s1, o = svc.call(s0, "modify_email", {"messageId": m, "addLabelIds": ["STARRED"]}); assert o["ok"]
-    assert state_digest(s1) == state_hash(s1)
+    assert state_digest(s1) == state_hash(digest_form(s1))
     s2 = commit_view(cow_view(s1))
     dict.__setitem__(s2.messages, "msg_sneaky", clone_value(s0.messages[m]))   # bypasses the touched bookkeeping
-    assert state_digest(s2) == state_hash(s2)
+    assert state_digest(s2) == state_hash(digest_form(s2))
     s3 = s1.model_copy(deep=True)                                               # plain dicts again, no lineage
     s3.messages[m].subject = "edited by hand"                                   # assignment drops the cached text
-    assert state_digest(s3) == state_hash(s3) != state_hash(s1)
+    assert state_digest(s3) == state_hash(digest_form(s3)) != state_digest(s1)
     own = svc.initial_state(0)                                                  # a root edited in place after hashing
     h = state_digest(own); own.messages[m].subject = "x"; del own.messages[next(iter(own.messages))]
-    assert state_digest(own) == state_hash(own) != h
+    assert state_digest(own) == state_hash(digest_form(own)) != h
+
+
+def test_state_digest_is_a_canonical_two_level_hash():
+    "Key order and 25 vs 25.0 inside a record never change the hash; any field, id or collection change does; the cached value equals the definition."
+    from typing import Any
+    from compoworld_nb.service import Record, State
+    import hashlib
+    class Note(Record):
+        id: str
+        value: Any = None
+        meta: dict = {}
+    class NoteState(State):
+        notes: dict[str, Note] = {}
+        tags: dict[str, Note] = {}
+    a = NoteState(notes={"n1": Note(id="n1", value=25, meta={"x": 1, "y": [1, 2.0]}), "n2": Note(id="n2", value="t")})
+    b = NoteState(notes={"n2": Note(id="n2", value="t"), "n1": Note(id="n1", value=25.0, meta={"y": [1.0, 2], "x": 1.0})})
+    assert state_digest(a) == state_digest(b) == state_hash(digest_form(a))
+    rec = lambda k, r: hashlib.sha256((json.dumps(k) + ":" + canonical_json(r)).encode()).digest()
+    want = hashlib.sha256(rec("n1", a.notes["n1"]) + rec("n2", a.notes["n2"])).hexdigest()     # records' digests in id order
+    assert digest_form(a) == {"seed": 0, "counters": {}, "clock": 0.0, "notes": want, "tags": hashlib.sha256(b"").hexdigest()}
+    variants = [NoteState(notes={"n1": Note(id="n1", value=26, meta=a.notes["n1"].meta), "n2": a.notes["n2"]}),   # a field
+                NoteState(notes={"n1": a.notes["n1"], "n3": Note(id="n2", value="t")}),                            # an id
+                NoteState(tags=dict(a.notes)),                                                                     # the collection
+                NoteState(notes=dict(a.notes), seed=1),                                                            # a plain field
+                NoteState(notes={"n1": a.notes["n1"]})]                                                            # a record gone
+    hs = [state_digest(v) for v in variants]
+    assert len(set(hs + [state_digest(a)])) == len(variants) + 1 and hs == [state_hash(digest_form(v)) for v in variants]
 
 
 # ------------------------------------------------------------------ rollouts
