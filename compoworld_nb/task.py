@@ -1053,7 +1053,8 @@ def _r_revisit(a: Admission) -> list[str]:
             if not o.get("ok"): continue
             parts += [Facts(d) for d in _read_records(o["data"], later.strings)]
         before = union(parts)
-        if any(not before.has(str(x)) for x in _flows(a, l - 1, l)): continue
+        flows = a.flows.get((l - 1, l)) if (l - 1, l) in a.flows else _iter_flows(a, l - 1, l)   # lazily: stop at the first new value
+        if any(not before.has(str(x)) for x in flows): continue
         own = union([a.obs_facts[k] for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] == a.task.walk[l] and a.run.changed(k)])
         args = [x for k, v in enumerate(a.visits) if v == l for x in _leaves(a.run.calls[k].get("arguments"))]
         if any(isinstance(x, str) and x in own.strings for x in args): continue
