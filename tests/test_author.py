@@ -133,3 +133,32 @@ def test_defaults_come_from_settings_and_runs_are_byte_identical_across_processe
     outs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                            env={**os.environ, "PYTHONHASHSEED": h}).stdout for h in ("1", "2")]
     assert outs[0] and outs[0] == outs[1]
+
+
+def test_gc_paced_raises_the_young_threshold_and_always_restores_it():
+    import gc, threading
+    from compoworld_nb.author import gc_paced
+    old = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        with gc_paced(5000):
+            assert gc.get_threshold() == (5000, 10, 10)
+            with gc_paced(9000): assert gc.get_threshold() == (5000, 10, 10)   # nested: the outer setting holds
+            assert gc.get_threshold() == (5000, 10, 10)
+        assert gc.get_threshold() == (700, 10, 10)
+        try:
+            with gc_paced(3000): raise KeyError("boom")
+        except KeyError: pass
+        assert gc.get_threshold() == (700, 10, 10)
+        inside, go = threading.Event(), threading.Event()
+        def other():
+            with gc_paced(4000): inside.set(); go.wait(5)
+        t = threading.Thread(target=other); t.start(); inside.wait(5)
+        with gc_paced(8000): pass                              # ends first: the other thread's block still runs
+        assert gc.get_threshold() == (4000, 10, 10)
+        go.set(); t.join(5)
+        assert gc.get_threshold() == (700, 10, 10)             # restored by the last block to end
+        gc.set_threshold(50_000, 10, 10)
+        with gc_paced(1000): assert gc.get_threshold() == (50_000, 10, 10)   # never lowered
+    finally:
+        gc.set_threshold(*old)

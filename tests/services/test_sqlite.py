@@ -121,3 +121,32 @@ def test_read_back_skips_only_tables_left_alone(s):
         assert state_hash(new) == state_hash(v)
         assert {k for k in set(s.rows) | set(new.rows) if new.rows.get(k) is not s.rows.get(k)} == \
                {k for k in set(s.rows) | set(v.rows) if v.rows.get(k) is not s.rows.get(k)}
+
+def test_select_on_the_patched_base_equals_a_fresh_database(s):
+    "A SELECT runs on the cached base inside a rolled-back transaction: the same columns, rows and row order as on a fresh build of the state, the base is left exactly as its snapshot, and errors or connection-state functions change nothing."
+    from sample_services import sqlite as m
+    new, _ = check_ok(svc, s, "write_query", {"query": "UPDATE products SET stock = 7 WHERE id <= 3"})
+    new, _ = check_ok(svc, new, "write_query", {"query": "DELETE FROM order_items WHERE order_id = 2"})
+    new, _ = check_ok(svc, new, "write_query", {"query": "INSERT INTO notes (topic, body, created_at) VALUES ('t', 'b', '2025-03-03')"})
+    planted = s.model_copy(); planted.rows = {**s.rows, "projects:99": Row(id="projects:99", table="projects", rowid=99,
+                                              values={"id": 99, "name": "falcon-417", "code": "c-1", "venue": None, "owner_email": None, "status": "active"})}
+    queries = ["SELECT * FROM order_items", "SELECT * FROM notes", "SELECT id, stock FROM products WHERE id < 6",
+               "SELECT name, code FROM projects", "SELECT count(*) AS n, max(rowid) AS r FROM order_items",
+               "SELECT * FROM open_orders LIMIT 7", "SELECT name, seq FROM sqlite_sequence ORDER BY name",
+               "WITH x AS (SELECT customer_id, count(*) AS n FROM orders GROUP BY customer_id) SELECT * FROM x ORDER BY n DESC, customer_id LIMIT 5"]
+    bases = {id(m._base(st, m._schema_key(st))[0][1]): m._base(st, m._schema_key(st))[0][1] for st in (s, new, planted)}
+    before = {k: _dump(b) for k, b in bases.items()}
+    for st in (s, new, planted, new, s):
+        for sql in queries:
+            cur = m._connect(st).execute(sql)
+            assert m._select(st, sql) == ([d[0] for d in cur.description], cur.fetchall()), sql
+    assert id(planted) not in m._READERS                           # no fresh connection was made for those reads
+    assert q(new, "SELECT changes() AS c, total_changes() AS t, last_insert_rowid() AS r") == [{"c": 0, "t": 0, "r": 0}]
+    assert q(planted, "select Last_Insert_RowId() as r") == [{"r": 0}]
+    check_err(svc, planted, "read_query", {"query": "WITH x AS (SELECT 1) DELETE FROM projects"}, 400, "query")
+    check_err(svc, planted, "read_query", {"query": "SELECT * FROM projects WHERE nocol = 1"}, 400, "query")
+    assert {k: _dump(b) for k, b in bases.items()} == before and not any(b.in_transaction for b in bases.values())   # bases as they were
+    (snap, base, _), _ = m._base(s, m._schema_key(s))
+    assert _dump(base) == _dump(m._connect(s)) and snap.holds(s.rows)           # ... which is exactly the fixture's database
+    assert q(planted, "SELECT code FROM projects WHERE name = 'falcon-417'") == [{"code": "c-1"}]
+    assert q(s, "SELECT count(*) AS n FROM projects WHERE name = 'falcon-417'") == [{"n": 0}]
