@@ -4,7 +4,7 @@
 passes every rule in `compoworld_nb.task.ADMISSION_RULES`; a task counts as verified when admitted. The process is
 pinned to one CPU and single-threaded; the rate uses the process's CPU seconds (what one core spends, whatever else the
 machine runs) and the wall-clock rate is printed beside it. The worlds' fixtures are built before the clock starts
-(`warmup_s`: each fixture, its fact index and its digest -- the per-record canonical texts every s0 and g hash of that
+(`warmup_s`: each fixture, its fact index and its digest -- the per-record digests every s0 and g hash of that
 world reuses): tasks share a few worlds, as `generate_tasks(worlds=...)` does, so these are paid once per world.
 
 Prints one JSON line: `verified_tasks_per_s` (goal >= 50), `wall_tasks_per_s`, admitted/attempts, the rejections
