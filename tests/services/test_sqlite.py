@@ -94,14 +94,19 @@ def _dump(con) -> list:
             for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name != 'sqlite_sequence' ORDER BY name")]
     return [list(con.iterdump()), rows, list(con.execute("SELECT rowid, name, seq FROM sqlite_sequence"))]
 
-def test_cached_database_equals_a_fresh_build(s):
-    "Each call's database (a copy of a cached base with the changed rows replayed) is exactly the one `_connect` builds, with connection counters at zero."
-    from sample_services import sqlite as m
+def _derived_states(s):
+    "Two states derived from `s`: `new` after three writes (an update, a delete, an AUTOINCREMENT insert) and `planted`, `s` with a project row added by hand."
     new, _ = check_ok(svc, s, "write_query", {"query": "UPDATE products SET stock = 7 WHERE id <= 3"})
     new, _ = check_ok(svc, new, "write_query", {"query": "DELETE FROM order_items WHERE order_id = 2"})
     new, _ = check_ok(svc, new, "write_query", {"query": "INSERT INTO notes (topic, body, created_at) VALUES ('t', 'b', '2025-03-03')"})
     planted = s.model_copy(); planted.rows = {**s.rows, "projects:99": Row(id="projects:99", table="projects", rowid=99,
                                               values={"id": 99, "name": "falcon-417", "code": "c-1", "venue": None, "owner_email": None, "status": "active"})}
+    return new, planted
+
+def test_cached_database_equals_a_fresh_build(s):
+    "Each call's database (a copy of a cached base with the changed rows replayed) is exactly the one `_connect` builds, with connection counters at zero."
+    from sample_services import sqlite as m
+    new, planted = _derived_states(s)
     other = svc.initial_state(1)
     for st in (s, new, planted, other, new):
         assert _dump(m._database(st)) == _dump(m._connect(st))
@@ -125,11 +130,7 @@ def test_read_back_skips_only_tables_left_alone(s):
 def test_select_on_the_patched_base_equals_a_fresh_database(s):
     "A SELECT runs on the cached base inside a rolled-back transaction: the same columns, rows and row order as on a fresh build of the state, the base is left exactly as its snapshot, and errors or connection-state functions change nothing."
     from sample_services import sqlite as m
-    new, _ = check_ok(svc, s, "write_query", {"query": "UPDATE products SET stock = 7 WHERE id <= 3"})
-    new, _ = check_ok(svc, new, "write_query", {"query": "DELETE FROM order_items WHERE order_id = 2"})
-    new, _ = check_ok(svc, new, "write_query", {"query": "INSERT INTO notes (topic, body, created_at) VALUES ('t', 'b', '2025-03-03')"})
-    planted = s.model_copy(); planted.rows = {**s.rows, "projects:99": Row(id="projects:99", table="projects", rowid=99,
-                                              values={"id": 99, "name": "falcon-417", "code": "c-1", "venue": None, "owner_email": None, "status": "active"})}
+    new, planted = _derived_states(s)
     queries = ["SELECT * FROM order_items", "SELECT * FROM notes", "SELECT id, stock FROM products WHERE id < 6",
                "SELECT name, code FROM projects", "SELECT count(*) AS n, max(rowid) AS r FROM order_items",
                "SELECT * FROM open_orders LIMIT 7", "SELECT name, seq FROM sqlite_sequence ORDER BY name",
