@@ -4,8 +4,8 @@
 passes every rule in `compoworld_nb.task.ADMISSION_RULES`; a task counts as verified when admitted. The process is
 pinned to one CPU and single-threaded; the rate uses the process's CPU seconds (what one core spends, whatever else the
 machine runs) and the wall-clock rate is printed beside it. The worlds' fixtures are built before the clock starts
-(`warmup_s`: each fixture, its fact index and its digest -- the per-record digests every s0 and g hash of that
-world reuses): tasks share a few worlds, as `generate_tasks(worlds=...)` does, so these are paid once per world.
+(`warmup_s`: each fixture, its fact index, its field index (`task._field_index`, which wrong-record checks extend by
+the planted records) and its digest -- the per-record digests every s0 and g hash of that world reuses): tasks share a few worlds, as `generate_tasks(worlds=...)` does, so these are paid once per world.
 
 Prints one JSON line: `verified_tasks_per_s` (goal >= 50), `wall_tasks_per_s`, admitted/attempts, the rejections
 counted by first broken rule (`rejected_by_rule`) and by every broken rule (`broken_rules`), and the CPU share spent
@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse, collections, gc, json, os, platform, time
 from compoworld_nb import service as _service
 from compoworld_nb.author import default_library, generate_tasks, _world_seeds
-from compoworld_nb.task import ADMISSION_RULES, _fixture, state_facts, state_hash_cached
+from compoworld_nb.task import ADMISSION_RULES, _field_index, _fixture, collections_of, state_facts, state_hash_cached
 
 CORE = ("gmail", "slack", "calendar", "weather", "maps", "linear")
 
@@ -29,9 +29,12 @@ def main(n: int = 200, seed: int = 0, library: str = "full", worlds: int = 8, k:
     lib, world = default_library()
     if library == "core": lib = {s: lib[s] for s in CORE}
     t0 = time.perf_counter()
-    for ws in _world_seeds(seed, worlds):                     # fixtures, their fact indexes and digests, once per world
+    for ws in _world_seeds(seed, worlds):                     # fixtures, their fact and field indexes and digests, once per world
         world(ws)
-        for svc in lib.values(): state_facts(_fixture(svc, ws)); state_hash_cached(_fixture(svc, ws))
+        for svc in lib.values():
+            fx = _fixture(svc, ws)
+            state_facts(fx); state_hash_cached(fx)
+            for col in collections_of(type(fx)): _field_index(getattr(fx, col))
     warm = time.perf_counter() - t0
     gc.collect(); gc.freeze()        # the worlds are long-lived: keep the collector from re-scanning them while tasks are made
     tool_s, orig = collections.Counter(), _service.Service.call

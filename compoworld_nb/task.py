@@ -16,7 +16,7 @@ from types import SimpleNamespace
 from typing import Any, Callable, Iterator
 from pydantic import BaseModel, ConfigDict, Field
 from .core import *
-from .service import Service, State, cow_view, commit_view, same_value
+from .service import Records, Service, State, cow_view, commit_view, same_value
 from .compose import *
 from .walk import DependencyGraph, check_walk
 from .toolgraph import is_id_name, name_slot, singular
@@ -427,23 +427,57 @@ def record_changes(a: State, b: State) -> list[tuple[str, str, str]]:
             out += [(col, rid, "removed") for rid in dict.keys(x) if not dict.__contains__(y, rid)]
     return sorted(out, key=lambda t: (t[0], str(t[1])))
 
-_FIELD_INDEX: OrderedDict = OrderedDict()
+_FIELD_INDEX: OrderedDict = OrderedDict()    # ids of a collection's first records -> (those records, by_value, by_field)
+_FIELD_PREFIX: OrderedDict = OrderedDict()   # the same for the records before the first touched one (as the fixture holds them)
 
-def _field_index(coll: dict, head: int = 400) -> tuple[dict, dict]:
-    "For the first `head` records of a collection: `{string: {fields holding it, alone or in a list}}` and `{field: {its non-empty strings, list items included}}`. Cached by the identities of those records (records are values), so collections that share them share the index."
-    recs = list(itertools.islice(dict.values(coll), head))
-    key = tuple(map(id, recs))
-    e = _FIELD_INDEX.get(key)
-    if e is not None: _FIELD_INDEX.move_to_end(key); return e[1], e[2]
-    by_value, by_field = {}, {}
+def _index_records(recs: list, by_value: dict | None = None, by_field: dict | None = None) -> tuple[dict, dict]:
+    "`(by_value, by_field)` of `recs` added to copies of the given indexes (their sets are copied before they grow, never changed)."
+    if by_value is None:
+        bv, bf = {}, {}
+        for r in recs:
+            for f, x in r.__dict__.items():
+                for x2 in (x if isinstance(x, list) else (x,)):
+                    if isinstance(x2, str):
+                        bv.setdefault(x2, set()).add(f)
+                        if x2: bf.setdefault(f, set()).add(x2)
+        return bv, bf
+    bv, bf = dict(by_value), dict(by_field)
+    own_v, own_f = set(), set()
     for r in recs:
         for f, x in r.__dict__.items():
             for x2 in (x if isinstance(x, list) else (x,)):
                 if isinstance(x2, str):
-                    by_value.setdefault(x2, set()).add(f)
-                    if x2: by_field.setdefault(f, set()).add(x2)
-    _FIELD_INDEX[key] = (recs, by_value, by_field)      # the records are kept alive, so their ids stay theirs
-    while len(_FIELD_INDEX) > 256: _FIELD_INDEX.popitem(last=False)
+                    if x2 not in own_v: bv[x2] = set(bv.get(x2, ())); own_v.add(x2)
+                    bv[x2].add(f)
+                    if x2:
+                        if f not in own_f: bf[f] = set(bf.get(f, ())); own_f.add(f)
+                        bf[f].add(x2)
+    return bv, bf
+
+def _cache_put(cache: OrderedDict, key, value, cap: int) -> None:
+    cache[key] = value
+    while len(cache) > cap: cache.popitem(last=False)
+
+def _field_index(coll: dict, head: int = 400) -> tuple[dict, dict]:
+    """For the first `head` records of a collection: `{string: {fields holding it, alone or in a list}}` and `{field: {its
+    non-empty strings, list items included}}`. Cached by the identities of those records (records are values), so
+    collections that share them share the index; a collection derived from a fixture (a `Records` whose `touched` ids
+    were planted or written) reuses the cached index of its records before the first touched one and indexes only the rest."""
+    recs = list(itertools.islice(dict.values(coll), head))
+    key = tuple(map(id, recs))
+    e = _FIELD_INDEX.get(key) or _FIELD_PREFIX.get(key)
+    if e is not None: return e[1], e[2]
+    n0 = len(recs)
+    if isinstance(coll, Records) and coll.touched:
+        t = coll.touched
+        n0 = next((i for i, k in enumerate(itertools.islice(dict.keys(coll), head)) if k in t), len(recs))
+    p = _FIELD_PREFIX.get(key[:n0])
+    if p is None:                                              # the records are kept alive, so their ids stay theirs
+        p = (recs[:n0], *_index_records(recs[:n0]))
+        _cache_put(_FIELD_PREFIX, key[:n0], p, 1024)
+    if n0 == len(recs): return p[1], p[2]
+    by_value, by_field = _index_records(recs[n0:], p[1], p[2])
+    _cache_put(_FIELD_INDEX, key, (recs, by_value, by_field), 256)
     return by_value, by_field
 
 def any_change(a: State, b: State) -> bool:

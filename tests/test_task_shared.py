@@ -32,3 +32,21 @@ def test_shared_probe_and_wrong_writes_are_those_of_a_fresh_admission():
     a3 = Admission(t, LIB); a3.skip_services = {t.services[0]}               # a capped generation is never the shared one
     assert all(w.service != t.services[0] for w in a3.wrong_writes())
     assert admission_errors(t, LIB) == []
+
+def test_field_index_of_a_derived_collection_extends_the_fixtures_and_equals_a_fresh_one():
+    "A written or planted collection reuses the cached index of its records before the first touched one; the result equals an index built from scratch, and the cached one is left as it was."
+    import copy
+    from compoworld_nb.task import _field_index, _index_records
+    svc = LIB["gmail"]; s = _fixture(svc, 3)
+    fresh = lambda coll: _index_records(list(dict.values(coll))[:400])
+    base = _field_index(s.messages); kept = copy.deepcopy(base)
+    assert base == fresh(s.messages)
+    mid = next(m for m in sorted(s.messages)[5:] if "STARRED" not in s.messages[m].labelIds)
+    s1, o = svc.call(s, "modify_email", {"messageId": mid, "addLabelIds": ["STARRED"]}); assert o["ok"]   # a write: touched in the middle
+    s2, o = svc.call(s1, "send_email", {"to": ["ann@example.com"], "subject": "Quarterly falcon-417", "body": "hi"}); assert o["ok"]
+    assert s1.messages.touched == {mid} and s2.messages.touched                   # each derived collection names what its call changed
+    for coll in (s1.messages, s2.messages):
+        assert _field_index(coll) == fresh(coll)
+    got = _field_index(s2.messages)
+    assert "Quarterly falcon-417" in got[0] and "Quarterly falcon-417" not in base[0]
+    assert _field_index(s.messages) == kept == base                 # the fixture's index is unchanged
