@@ -234,7 +234,7 @@ def _advance(done: int, owe: int, need: int, sets: int, owes: int) -> tuple[int,
     return done | sets, (owe & ~sets) | owes
 
 def _planner(library: dict, C: tuple, L: int, start: str):
-    "The counting table of authorable plans over C of length L, and the option lister it sums over. A plan state is (position, previous service, kind in hand, services covered, wrote yet, steps done and steps owed (`after` / `then`))."
+    "The counting table of authorable plans over C of length L, the option lister it sums over, and `release()`, to call when done (the recursive closures form a cycle that would keep the tables alive until the cycle collector runs). A plan state is (position, previous service, kind in hand, services covered, wrote yet, steps done and steps owed (`after` / `then`))."
     full, K = (1 << len(C)) - 1, len(C)
     bits = _order_bits(library, C)
     by_kind: dict = {}      # fact kind -> [(service index, step, kinds it reveals, writes, (need, sets, owes) bits)]
@@ -287,31 +287,35 @@ def _planner(library: dict, C: tuple, L: int, start: str):
     def n(pos, prev, kind, mask, wrote, done, owe) -> int:
         c, tot = per_service(pos, kind, mask, wrote, done, owe)
         return tot - (c[prev] if prev >= 0 else 0)
-    return n, options
+    def release() -> None: memo.clear(); plain.clear(); by_kind.clear()
+    return n, options, release
 
 def count_plans(library: dict, C: list[str], L: int, start: str = "key") -> int:
     "The number of authorable (walk, step, revealed kind) plans of length L over C."
     if not L > len(C) >= 2: return 0
-    n, _ = _planner(library, tuple(C), L, start)
-    return n(0, -1, start, 0, False, 0, 0)
+    n, _, release = _planner(library, tuple(C), L, start)
+    try: return n(0, -1, start, 0, False, 0, 0)
+    finally: release()
 
 def plan_walk(library: dict, C: list[str], L: int, rng: random.Random, start: str = "key") -> tuple[list[str], list[tuple]] | None:
     "A uniformly drawn authorable plan: `(walk, [(step, kind revealed or None at a terminal write)])`, or None if (C, L) has none."
     if L <= len(C) or len(C) < 2: return None
-    n, options = _planner(library, tuple(C), L, start)
-    state = (0, -1, start, 0, False, 0, 0)
-    if n(*state) == 0: return None
-    walk, plan = [], []
-    while state is not None:
-        opts = [(o, 1 if o[3] is None else n(*o[3])) for o in options(*state)]
-        r = rng.randrange(sum(c for _, c in opts))
-        for o, c in opts:
-            if r < c: break
-            r -= c
-        j, st, kind, nxt = o
-        walk.append(C[j]); plan.append((st, kind if nxt is not None or not st.writes else None))
-        state = nxt
-    return walk, plan
+    n, options, release = _planner(library, tuple(C), L, start)
+    try:
+        state = (0, -1, start, 0, False, 0, 0)
+        if n(*state) == 0: return None
+        walk, plan = [], []
+        while state is not None:
+            opts = [(o, 1 if o[3] is None else n(*o[3])) for o in options(*state)]
+            r = rng.randrange(sum(c for _, c in opts))
+            for o, c in opts:
+                if r < c: break
+                r -= c
+            j, st, kind, nxt = o
+            walk.append(C[j]); plan.append((st, kind if nxt is not None or not st.writes else None))
+            state = nxt
+        return walk, plan
+    finally: release()                        # the tables are freed now, not when the collector finds the closures' cycle
 
 def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str = "key") -> list[tuple[Step, str | None]] | None:
     "Steps for a *given* walk (a step per visit and the kind it reveals; None at a terminal write), drawn uniformly among the valid assignments; None if there is none."

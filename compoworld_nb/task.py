@@ -998,6 +998,14 @@ def _r_internals(a: Admission) -> list[str]:
     params = sorted({p for s in a.env.services.values() for p in _ident_params(s) if p in toks})
     return ([f"the instruction shows record ids {ids[:5]}"] if ids else []) + ([f"the instruction names parameters {params}"] if params else [])
 
+def _nested_dicts(o) -> Iterator[dict]:
+    "Every dict in a JSON value, depth first (each dict before the dicts inside it). A module-level generator, not a recursive closure: a closure that calls itself is a reference cycle, garbage only the cycle collector frees."
+    if isinstance(o, dict):
+        yield o
+        for x in o.values(): yield from _nested_dicts(x)
+    elif isinstance(o, list):
+        for x in o: yield from _nested_dicts(x)
+
 def _flows(a: Admission, i: int, j: int) -> list:
     "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names), each once, in the order found."
     if (i, j) not in a.flows: a.flows[(i, j)] = list(dict.fromkeys(_iter_flows(a, i, j)))
@@ -1038,13 +1046,7 @@ def _iter_flows(a: Admission, i: int, j: int) -> Iterator:
     for n, k in enumerate(cj):                                  # selection: a record picked by the value, named by a later call
         later = union([a.arg_facts[x] for x in cj[n + 1:]])
         if not later.strings or not a.run.obs[k].get("ok"): continue
-        def dicts(o):
-            if isinstance(o, dict):
-                yield o
-                for x in o.values(): yield from dicts(x)
-            elif isinstance(o, list):
-                for x in o: yield from dicts(x)
-        for d in dicts(a.run.obs[k]["data"]):
+        for d in _nested_dicts(a.run.obs[k]["data"]):
             leaves = [x for x in d.values() if isinstance(x, str)]
             if any(x in later.strings for x in leaves):
                 yield from (x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x))
@@ -1060,13 +1062,7 @@ def _read_records(data, used: set) -> list:
     "The records an observation shows as *read*: the answer itself when it is one record, and any listed record one of whose values a call used."
     out = []
     if isinstance(data, dict) and not any(isinstance(v, list) and v and isinstance(v[0], dict) for v in data.values()): out.append(data)
-    def walk(o):
-        if isinstance(o, dict):
-            if o is not data and any(isinstance(x, str) and x in used for x in o.values()): out.append(o)
-            for x in o.values(): walk(x)
-        elif isinstance(o, list):
-            for x in o: walk(x)
-    walk(data)
+    out += [d for d in _nested_dicts(data) if d is not data and any(isinstance(x, str) and x in used for x in d.values())]
     return out
 
 @admission_rule("revisits_needed")
