@@ -151,6 +151,10 @@ def materialize_s0(task: Task, library: dict, check: bool = True) -> JointState:
         _S0_CACHE[(svcs, task.s0["seed"], id(ov))] = (ov, js, key)
         while len(_S0_CACHE) > 512: _S0_CACHE.popitem(last=False)
     if check and joint_hash_cached(js) != task.s0_hash:
+        if task.s0_hash == state_hash({n: state_hash(s) for n, s in js.items()}):   # each state's whole canonical JSON hashed
+            raise ValueError(f"task {task.id} was authored with the earlier state hash (SHA-256 of each service state's whole canonical "
+                             "JSON); state hashes are now two-level (see `service.digest_form`): author its task set again "
+                             "(`compoworld tasks ...`) to get s0_hash and g_hash in the current form")
         raise ValueError(f"task {task.id}: materialised s0 hash {joint_hash_cached(js)[:12]} != recorded {task.s0_hash[:12]}")
     return js
 

@@ -170,3 +170,14 @@ def test_cached_helpers_agree_with_the_plain_ones():
     assert joint_hash_cached(s0) == joint_hash(s0) and load_rubric(T.rubric).to_json() == T.v.to_json()
     with pytest.raises(Exception, match="python"):
         load_rubric([{**T.rubric[0], "python": "lambda s: True"}])           # criteria are data: unknown fields are refused
+
+def test_a_task_with_the_earlier_state_hash_gets_a_clear_error(generated):
+    "A task file written before the two-level state hash names that cause (and what to do); any other mismatch keeps the plain message."
+    t = generated[0]
+    s0 = materialize_s0(t, LIB)
+    old = state_hash({n: state_hash(s) for n, s in s0.items()})       # each service state's whole canonical JSON, then joint
+    assert old != t.s0_hash
+    with pytest.raises(ValueError, match=r"earlier state hash .* author its task set again"):
+        materialize_s0(t.model_copy(update={"s0_hash": old}), LIB)
+    with pytest.raises(ValueError, match=r"materialised s0 hash [0-9a-f]{12} != recorded 000000000000"):
+        materialize_s0(t.model_copy(update={"s0_hash": "0" * 64}), LIB)
