@@ -163,10 +163,10 @@ def _collection_set(cls: type) -> frozenset:
     return s
 
 class Snapshot:
-    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`pairs`, the records' canonical texts, and `digests`, their SHA-256 digests, are filled in when a hash needs them)."
-    __slots__ = ("keys", "recs", "pairs", "gen", "digests", "dgen", "hex", "_index")
+    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`digests`, the records' SHA-256 digests, and `hex`, the collection's, are filled in when a hash needs them)."
+    __slots__ = ("keys", "recs", "digests", "dgen", "hex", "_index")
     def __init__(self, keys: list, recs: list):
-        self.keys, self.recs, self.pairs, self.gen, self.digests, self.dgen, self.hex, self._index = keys, recs, None, -1, None, -1, None, None
+        self.keys, self.recs, self.digests, self.dgen, self.hex, self._index = keys, recs, None, -1, None, None
     def __len__(self): return len(self.keys)
     def __repr__(self): return f"Snapshot({len(self.keys)} records)"
     @property
@@ -342,70 +342,47 @@ def _pair_entry(k: str, r: Any) -> tuple:
 def _pair_text(k: str, r: Any) -> bytes: return _pair_entry(k, r)[0]
 def _pair_digest(k: str, r: Any) -> bytes: return _pair_entry(k, r)[1]
 
-def _snap_pairs(snap: Snapshot) -> list[bytes]:
-    if snap.pairs is None or snap.gen != _WRITES[0]:
-        g = _WRITES[0]; snap.pairs = [_pair_text(str(k), r) for k, r in zip(snap.keys, snap.recs)]; snap.gen = g
-    return snap.pairs
-
 def _snap_digests(snap: Snapshot) -> list[bytes]:
     if snap.digests is None or snap.dgen != _WRITES[0]:
         g = _WRITES[0]; snap.digests = [_pair_digest(str(k), r) for k, r in zip(snap.keys, snap.recs)]; snap.dgen = g; snap.hex = None
     return snap.digests
 
-def _coll_items(t: dict, of_snap: Callable, item: Callable) -> tuple[list, Snapshot | None]:
-    """Per-record items of collection `t` in id order (`item(key, record)`: a text or a digest), and the snapshot
-    whose own list (`of_snap(snap)`) it is, or None when ids were patched in: the snapshot's list with the touched
-    ids replaced, removed or inserted."""
+def _coll_digests(t: dict) -> tuple[list, Snapshot | None]:
+    """The record digests of collection `t` in id order, and the snapshot whose own list it is, or None when ids were
+    patched in: the snapshot's list with the touched ids replaced, removed or inserted."""
     if not isinstance(t, Records) or t.snap is None:
-        snap = snapshot(t); return of_snap(snap), snap
+        snap = snapshot(t); return _snap_digests(snap), snap
     v = verified_lineage(t)
-    if v is None: return [item(str(k), dict.__getitem__(t, k)) for k in sorted(dict.keys(t), key=str)], None   # lineage broken (edited by hand)
+    if v is None: return [_pair_digest(str(k), dict.__getitem__(t, k)) for k in sorted(dict.keys(t), key=str)], None   # lineage broken (edited by hand)
     snap, touched = v
-    keys, items, idx = snap.keys, of_snap(snap), snap.index
+    keys, items, idx = snap.keys, _snap_digests(snap), snap.index
     changed = sorted(idx[k] for k in touched if k in idx)
     added = sorted((k for k in touched if k not in idx and dict.__contains__(t, k)), key=str)
     if not changed and not added: return items, snap
     out = list(items)
-    for i in changed: out[i] = item(str(keys[i]), dict.__getitem__(t, keys[i])) if dict.__contains__(t, keys[i]) else None
+    for i in changed: out[i] = _pair_digest(str(keys[i]), dict.__getitem__(t, keys[i])) if dict.__contains__(t, keys[i]) else None
     if added:
         ks = list(keys)
         for k in added:
-            j = bisect_left(ks, str(k), key=str); ks.insert(j, k); out.insert(j, item(str(k), dict.__getitem__(t, k)))
+            j = bisect_left(ks, str(k), key=str); ks.insert(j, k); out.insert(j, _pair_digest(str(k), dict.__getitem__(t, k)))
     return [p for p in out if p is not None], None
-
-def _coll_pairs(t: dict) -> list[bytes]:
-    "Pair texts of collection `t` in id order (see `_coll_items`)."
-    return _coll_items(t, _snap_pairs, _pair_text)[0]
 
 def _coll_digest(t: dict) -> str:
     "Hex SHA-256 of the record digests of collection `t` in id order; cached on the snapshot when `t` holds exactly its records."
-    ds, snap = _coll_items(t, _snap_digests, _pair_digest)
+    ds, snap = _coll_digests(t)
     if snap is None: return hashlib.sha256(b"".join(ds)).hexdigest()
     if snap.hex is None: snap.hex = hashlib.sha256(b"".join(ds)).hexdigest()
     return snap.hex
 
-_KEYS: dict[str, bytes] = {}
-
-def _chunks(state: State):
-    "The state's canonical JSON as a sequence of byte chunks (no chunk larger than ~64 records)."
-    cols = _collection_set(type(state))
-    d = state.__dict__
-    parts = {k: canonical_json(v).encode("utf-8") for k, v in state.model_dump(mode="json", exclude=set(cols)).items()}
-    for c in cols: parts[c] = None if d.get(c) is None else _coll_pairs(d[c])
-    for n, k in enumerate(sorted(parts)):
-        kb = _KEYS.get(k) or _KEYS.setdefault(k, json.dumps(k, ensure_ascii=False).encode("utf-8"))
-        yield (b"{" if n == 0 else b",") + kb + b":"
-        v = parts[k]
-        if isinstance(v, bytes): yield v; continue
-        if v is None: yield b"null"; continue
-        yield b"{"
-        for i in range(0, len(v), 64): yield (b"," if i else b"") + b",".join(v[i:i + 64])
-        yield b"}"
-    yield b"}" if parts else b"{}"
-
 def state_text(state: State) -> str:
-    "`canonical_json(state)`, assembled from cached per-record texts (identical output)."
-    return b"".join(_chunks(state)).decode("utf-8")
+    "`canonical_json(state)`, assembled from the per-record texts cached for hashing (identical output)."
+    cols = _collection_set(type(state))
+    parts = {k: canonical_json(v) for k, v in state.model_dump(mode="json", exclude=set(cols)).items()}
+    for c in cols:
+        t = state.__dict__.get(c)
+        parts[c] = "null" if t is None else "{" + ",".join(_pair_text(str(k), dict.__getitem__(t, k)).decode("utf-8")
+                                                           for k in sorted(dict.keys(t), key=str)) + "}"
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + parts[k] for k in sorted(parts)) + "}"
 
 def digest_form(state: State) -> dict:
     """The JSON value a service state's hash is taken of: its non-collection fields as JSON and each record collection
