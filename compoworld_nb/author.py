@@ -165,7 +165,7 @@ class StepContext:
         "Run `tool` of the current service as a reference call; AuthoringError if it fails. In a decoy run the first call ends the run (its plants are done)."
         name = f"{self.service}.{tool}"
         t = self.env.services[self.service].tools.get(tool)
-        if t is not None and getattr(t, "quarantined", None):   # independent verification found this tool faulty
+        if t is not None and t.quarantined:   # independent verification found this tool faulty
             raise AuthoringError("tools_verified", f"{name} is quarantined by independent verification: {t.quarantined[:120]}")
         if self.dry: raise _DecoyPlanted()      # a decoy only needs the step's plants, which come before its calls
         before = self.js.get(self.service)

@@ -58,7 +58,7 @@ def served_env(services: str | Iterable[str] | None = None, library: dict | None
 def mcp_tool(env: ComposedEnv, name: str) -> types.Tool:
     "The MCP tool for `service.tool` of `env`: name `service__tool`, title `service.tool`, our JSON schema as `inputSchema`, `readOnlyHint`; a quarantined tool's description says so."
     t = env.get_tool(name)
-    desc = t.description if not getattr(t, "quarantined", None) else f"{t.description} [QUARANTINED by independent verification: {t.quarantined}]"
+    desc = t.description if not t.quarantined else f"{t.description} [QUARANTINED by independent verification: {t.quarantined}]"
     return types.Tool(name=to_openai_name(name), title=name, description=desc, input_schema=t.parameters,
                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, open_world_hint=False))
 

@@ -481,7 +481,7 @@ def library_stats(library: dict[str, Service],             # {name: Service}
     rows = []
     for name, svc in library.items():
         tools = list(svc.tools.values())
-        isq = [bool(getattr(t, "quarantined", None)) if q_names is None else f"{name}.{t.name}" in q_names for t in tools]
+        isq = [bool(t.quarantined) if q_names is None else f"{name}.{t.name}" in q_names for t in tools]
         q = sum(isq)
         sim = sum(t.simulated and not x for t, x in zip(tools, isq))
         spec_n = None

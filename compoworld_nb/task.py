@@ -831,7 +831,7 @@ def _r_verified(a: Admission) -> list[str]:
         st = _tool_of(c)
         svc = a.library.get(st[0]) if st else None
         t = svc.tools.get(st[1]) if svc is not None else None
-        if t is not None and getattr(t, "quarantined", None): out.append(f"reference call {i} uses {c['tool']}, quarantined: {t.quarantined[:120]}")
+        if t is not None and t.quarantined: out.append(f"reference call {i} uses {c['tool']}, quarantined: {t.quarantined[:120]}")
     return out
 
 @admission_rule("probe_calls_succeed")
