@@ -436,16 +436,7 @@ _FIELD_PREFIX: OrderedDict = OrderedDict()   # the same for the records before t
 
 def _index_records(recs: list, by_value: dict | None = None, by_field: dict | None = None) -> tuple[dict, dict]:
     "`(by_value, by_field)` of `recs` added to copies of the given indexes (their sets are copied before they grow, never changed)."
-    if by_value is None:
-        bv, bf = {}, {}
-        for r in recs:
-            for f, x in r.__dict__.items():
-                for x2 in (x if isinstance(x, list) else (x,)):
-                    if isinstance(x2, str):
-                        bv.setdefault(x2, set()).add(f)
-                        if x2: bf.setdefault(f, set()).add(x2)
-        return bv, bf
-    bv, bf = dict(by_value), dict(by_field)
+    bv, bf = dict(by_value or {}), dict(by_field or {})
     own_v, own_f = set(), set()
     for r in recs:
         for f, x in r.__dict__.items():
@@ -652,11 +643,6 @@ class Admission:
     def obs_facts(self) -> list[Facts]: return [facts_of(o.get("data") if o.get("ok") else o) for o in self.run.obs]
     @cached_property
     def arg_facts(self) -> list[Facts]: return [facts_of(c.get("arguments")) for c in self.run.calls]
-
-    @cached_property
-    def flows(self) -> dict:
-        "`{(i, j): values}` memo of `_flows`."
-        return {}
 
     def wrong_writes(self) -> Iterator[WrongWrite]:
         "Plausible wrong writes, generated lazily in a fixed order and memoised. They depend only on s0, the reference, C and E_C, so every `Admission` of the same task (the author's probe, then admission) shares one generation, unless `skip_services` cuts this one short."
@@ -1010,18 +996,8 @@ def _nested_dicts(o) -> Iterator[dict]:
     elif isinstance(o, list):
         for x in o: yield from _nested_dicts(x)
 
-def _flows(a: Admission, i: int, j: int) -> list:
-    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names), each once, in the order found."
-    if (i, j) not in a.flows: a.flows[(i, j)] = list(dict.fromkeys(_iter_flows(a, i, j)))
-    return a.flows[(i, j)]
-
-def _has_flow(a: Admission, i: int, j: int) -> bool:
-    "`bool(_flows(a, i, j))`, stopping at the first value found (the whole list is kept only once it has been asked for)."
-    if (i, j) in a.flows: return bool(a.flows[(i, j)])
-    return next(_iter_flows(a, i, j), _MISSING) is not _MISSING
-
-def _iter_flows(a: Admission, i: int, j: int) -> Iterator:
-    "The values of `_flows`, lazily (a value may come more than once): the cheap kinds of flow are looked at first."
+def _flows(a: Admission, i: int, j: int) -> Iterator:
+    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names), lazily and possibly more than once: the rules stop at the first value they need, so the cheap kinds of flow are looked at first."
     vis = a.visits
     ci = [k for k, v in enumerate(vis) if v == i and a.run.obs[k].get("ok")]
     cj = [k for k, v in enumerate(vis) if v == j]
@@ -1059,7 +1035,7 @@ def _iter_flows(a: Admission, i: int, j: int) -> Iterator:
 def _r_flow(a: Admission) -> list[str]:
     "Each walk edge ℓ → ℓ+1 carries a value observed at visit ℓ and used at visit ℓ+1 (needs meta.visits)."
     if a.visits is None: return ["meta.visits is missing: calls cannot be matched to walk visits"]
-    bad = [(i, i + 1) for i in range(len(a.task.walk) - 1) if not _has_flow(a, i, i + 1)]
+    bad = [(i, i + 1) for i in range(len(a.task.walk) - 1) if next(_flows(a, i, i + 1), _MISSING) is _MISSING]
     return [f"walk edges {bad} carry no value from the source visit's observations to the target visit"] if bad else []
 
 def _read_records(data, used: set) -> list:
@@ -1087,8 +1063,7 @@ def _r_revisit(a: Admission) -> list[str]:
             if not o.get("ok"): continue
             parts += [Facts(d) for d in _read_records(o["data"], later.strings)]
         before = union(parts)
-        flows = a.flows.get((l - 1, l)) if (l - 1, l) in a.flows else _iter_flows(a, l - 1, l)   # lazily: stop at the first new value
-        if any(not before.has(str(x)) for x in flows): continue
+        if any(not before.has(str(x)) for x in _flows(a, l - 1, l)): continue      # stops at the first new value
         own = union([a.obs_facts[k] for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] == a.task.walk[l] and a.run.changed(k)])
         args = [x for k, v in enumerate(a.visits) if v == l for x in _leaves(a.run.calls[k].get("arguments"))]
         if any(isinstance(x, str) and x in own.strings for x in args): continue
