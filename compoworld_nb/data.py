@@ -7,7 +7,6 @@ Docs: https://compoworld.github.io/compoworld_nb/data.html.md"""
 # %% ../nbs/13_data.ipynb #6bb12040
 from __future__ import annotations
 from typing import Iterable
-from datasets import Dataset
 from .trajectory import Trajectory
 from .task import Task
 from .harness import META_TOOLS, SYSTEM_PROMPT
@@ -30,7 +29,8 @@ def grpo_rows(tasks: Iterable[Task]) -> list[dict]:
     return [{"prompt": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": t.u}], "task_id": t.id}
             for t in tasks]
 
-def to_dataset(rows: list[dict]) -> Dataset:
-    "A Hugging Face `Dataset` from rows (ValueError if empty)."
+def to_dataset(rows: list[dict]) -> "datasets.Dataset":
+    "A Hugging Face `Dataset` from rows (ValueError if empty); needs the `train` extra (`datasets`, imported here so the core stays light)."
     if not rows: raise ValueError("no rows: nothing to train on")
+    from datasets import Dataset
     return Dataset.from_list(rows)
