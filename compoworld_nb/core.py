@@ -133,10 +133,11 @@ def _coerce(v: str, like: Any):
     return v
 
 def find_settings_file(path: str | os.PathLike | None = None) -> Path | None:
-    "The settings.ini to read: `path`, else $COMPOWORLD_SETTINGS, else ./settings.ini, else the one beside the package (a source checkout); None if none exists."
+    "The settings.ini to read: `path`, else $COMPOWORLD_SETTINGS, else ./settings.ini, else the one beside the package (a source checkout), else the copy installed inside the package (a wheel); None if none exists."
     here = globals().get("__file__")
     root = Path(here).resolve().parent.parent if here else Path.cwd().parent  # a source checkout (or nbs/ in a notebook)
-    cands = [path, os.environ.get("COMPOWORLD_SETTINGS"), Path.cwd() / "settings.ini", root / "settings.ini"]
+    cands = [path, os.environ.get("COMPOWORLD_SETTINGS"), Path.cwd() / "settings.ini", root / "settings.ini",
+             root / "compoworld_nb" / "settings.ini"]  # a wheel ships the top-level file as package data
     for c in cands:
         if c and Path(c).is_file(): return Path(c)
     return None
