@@ -20,8 +20,9 @@ from .compose import *
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['ServeError', 'parse_services', 'served_env', 'mcp_tool', 'observation_result', 'ServedWorld', 'make_server',
-           'run_client', 'check_host', 'serve_stdio', 'serve_http', 'run_serve', 'register_cli', 'main']
+__all__ = ['SESSION_META', 'ServeError', 'parse_services', 'served_env', 'mcp_tool', 'observation_result', 'ServedWorld',
+           'make_server', 'run_client', 'session_key', 'TaskSessions', 'make_task_server', 'check_host', 'serve_stdio',
+           'serve_http', 'run_serve', 'task_sessions', 'register_cli', 'main']
 
 # %% ../nbs/11b_serve.ipynb #a410d179
 class ServeError(ValueError):
@@ -129,6 +130,93 @@ def run_client(server: Server, fn: Callable[[Client], Awaitable[Any]], timeout: 
     if "error" in out: raise out["error"]
     return out["value"]
 
+# %% ../nbs/11b_serve.ipynb #6fb05a16
+SESSION_META = "compoworld/session"  # the `_meta` key a client names its episode with
+
+def session_key(meta: dict | None, headers: Any = None) -> str | None:
+    "The episode a request belongs to: `_meta[SESSION_META]`, else an HTTP `Mcp-Session-Id` header, else `'stdio'` when there is no HTTP request (`headers` None); None for a stateless HTTP request that names none."
+    k = (meta or {}).get(SESSION_META)
+    if isinstance(k, str) and k: return f"meta:{k}"
+    if headers is None: return "stdio"
+    sid = headers.get("mcp-session-id")
+    return f"http:{sid}" if sid else None
+
+_RESET = types.Tool(name="reset", title="reset", description="Start this session's episode again from the task's initial state s0.",
+                    input_schema={"type": "object", "properties": {}, "additionalProperties": False})
+_SCORE = types.Tool(name="score", title="score",
+                    description=("The rubric's verdict on this session's current state: b (one 0/1 per criterion), the criteria's "
+                                 "weights, R (weighted mean of b) and success (all pass). Pass your final message as `answer`."),
+                    input_schema={"type": "object", "properties": {"answer": {"type": "string", "description": "the final message, checked by output criteria"}},
+                                  "additionalProperties": False},
+                    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False))
+
+class TaskSessions:
+    "One task served per MCP session: each session's episode starts from its own copy of s0; `reset` restarts it, `score` gives (b, R)."
+    def __init__(self, task: Task, library: dict, max_sessions: int = 1024):
+        self.task, self.max_sessions = task, max_sessions
+        self.env, self.s0 = task_env(task, library), materialize_s0(task, library)   # s0 checked against task.s0_hash
+        self.template = ServedWorld(self.env, task.s0["seed"], self.s0)            # tool list and schemas (never called)
+        self.sessions: dict[str, ServedWorld] = {}                                  # insertion order: oldest first
+        self._lock = threading.Lock()
+
+    def __repr__(self): return f"TaskSessions({self.task.id!r}, {len(self.sessions)} sessions)"
+
+    def world(self, key: str) -> ServedWorld:
+        "The session's world, started from s0 on first use (the oldest session is dropped beyond `max_sessions`)."
+        with self._lock:
+            w = self.sessions.get(key)
+            if w is None:
+                if len(self.sessions) >= self.max_sessions: self.sessions.pop(next(iter(self.sessions)))
+                w = self.sessions[key] = ServedWorld(self.env, self.template.seed, self.s0)
+            return w
+
+    def reset(self, key: str) -> dict:
+        "Start session `key` again from s0; the observation carries the task id and instruction u."
+        with self._lock: self.sessions.pop(key, None)
+        w = self.world(key)
+        return ok({"task_id": self.task.id, "instruction": self.task.u, "state_hash": w.joint_hash()})
+
+    def score(self, key: str, answer: str | None = None) -> dict:
+        "The rubric on session `key`'s current state: `{b, weights, criteria, R, success}` (b as in `Rubric.score`, R = `rewards.uniform` with the weights)."
+        from compoworld_nb.harness import final_scorer
+        from compoworld_nb.rewards import uniform
+        b = final_scorer(self.task, self.s0).score(self.world(key).js, answer)
+        v = self.task.v
+        R = float(uniform([b], v.weights())[0]) if b else 0.0
+        return ok({"b": b, "weights": v.weights(), "criteria": [c.id for c in v.criteria], "R": R, "success": all(b)})
+
+    def tools(self) -> list[types.Tool]: return [*self.template.tools(), _RESET, _SCORE]
+
+    def input_schema(self, mcp_name: str) -> dict | None:
+        t = {"reset": _RESET, "score": _SCORE}.get(mcp_name)
+        return t.input_schema if t is not None else self.template.input_schema(mcp_name)
+
+    def call(self, key: str | None, mcp_name: str, arguments: dict | None = None) -> types.CallToolResult:
+        "Run a tool (or `reset` / `score`) in session `key`; a 400 result if `key` is None (a stateless request that names no session)."
+        if key is None:
+            return observation_result(err(400, f"this request names no session: pass _meta {{{SESSION_META!r}: ID}} with every call "
+                                               "(MCP 2026-07-28 is stateless), or connect with a 2025 session", "_meta"))
+        if mcp_name == "reset": return observation_result(self.reset(key))
+        if mcp_name == "score":
+            a = (arguments or {}).get("answer")
+            if a is not None and not isinstance(a, str): return observation_result(err(400, f"score: answer must be a string, got {a!r:.60}", "answer"))
+            return observation_result(self.score(key, a))
+        return self.world(key).call(mcp_name, arguments)
+
+def make_task_server(sessions: TaskSessions, name: str = "compoworld") -> Server:
+    "A low-level MCP `Server` serving `sessions`' task: its E_C's tools plus `reset` and `score`, one episode per session (see `session_key`)."
+    async def on_list_tools(ctx, params) -> types.ListToolsResult: return types.ListToolsResult(tools=sessions.tools())
+    async def on_call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        key = session_key(ctx.meta, None if ctx.request is None else ctx.request.headers)
+        return sessions.call(key, params.name, params.arguments)
+    from compoworld_nb import __version__
+    t = sessions.task
+    return Server(name, version=__version__, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
+                  get_tool_input_schema=sessions.input_schema,
+                  instructions=(f"Task {t.id}: {t.u}\nTools are named service__tool. Each session plays its own episode from the "
+                                f"task's initial state (name it with _meta {{{SESSION_META!r}: ID}}); `reset` starts it again, "
+                                "`score` returns the rubric's verdict (b, R)."))
+
 # %% ../nbs/11b_serve.ipynb #b3e77981
 def check_host(host: str, allow_remote: bool = False) -> list[str]:
     "The addresses `host` resolves to; ServeError naming `host` if it does not resolve, or if any address is not loopback and `allow_remote` is false."
@@ -154,14 +242,17 @@ def _url(sock: socket.socket, path: str = "/mcp") -> str:
     host, port = sock.getsockname()[:2]
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}{path}"
 
-def serve_stdio(world: ServedWorld) -> None:
-    "Serve `world` over this process's stdin/stdout until the client closes stdin."
-    server = make_server(world)
+def _server_of(world: ServedWorld | TaskSessions) -> Server:
+    return make_task_server(world) if isinstance(world, TaskSessions) else make_server(world)
+
+def serve_stdio(world: ServedWorld | TaskSessions) -> None:
+    "Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin."
+    server = _server_of(world)
     async def main():
         async with stdio_server() as (r, w): await server.run(r, w, server.create_initialization_options())
     anyio.run(main)
 
-def serve_http(world: ServedWorld, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
+def serve_http(world: ServedWorld | TaskSessions, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
                ready: Callable[[str], None] | None = None) -> None:
     "Serve `world` over streamable HTTP at `http://host:port/mcp` until interrupted (SIGINT/SIGTERM); ServeError for a bad host or port."
     import uvicorn
@@ -176,7 +267,7 @@ def serve_http(world: ServedWorld, host: str = "127.0.0.1", port: int = 8765, al
         security = TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                              allowed_hosts=sorted({f"{h}:{port_}" for h in hosts}),
                                              allowed_origins=sorted({f"http://{h}:{port_}" for h in hosts}))
-    app = make_server(world).streamable_http_app(host=host, transport_security=security)
+    app = _server_of(world).streamable_http_app(host=host, transport_security=security)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2))
     if ready is not None: ready(url)
     try: asyncio.run(server.serve(sockets=[sock]))
@@ -190,9 +281,11 @@ def _port(s: str) -> int:
     return p
 
 def run_serve(services: str | None = None, seed: int = 0, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
-              allow_remote: bool = False, library: dict | None = None) -> None:
-    "Build the world and serve it (blocks); ServeError for a bad value, raised before anything is served."
+              allow_remote: bool = False, library: dict | None = None, tasks: str | None = None, task_id: str | None = None) -> None:
+    "Build the world (or, with `tasks`, one task served per session) and serve it (blocks); ServeError for a bad value, raised before anything is served."
     if transport not in ("stdio", "http"): raise ServeError(f"--transport {transport!r} is not stdio or http")
+    if tasks is not None: return _serve_task(tasks, task_id, services, transport, host, port, allow_remote, library)
+    if task_id is not None: raise ServeError(f"--task-id {task_id!r} needs --tasks FILE")
     env = served_env(services, library)
     if transport == "http":
         check_host(host, allow_remote)
@@ -203,18 +296,47 @@ def run_serve(services: str | None = None, seed: int = 0, transport: str = "stdi
         serve_http(ServedWorld(env, seed), host, port, allow_remote, ready)
     else: serve_stdio(ServedWorld(env, seed))
 
+def task_sessions(tasks: str, task_id: str | None = None, library: dict | None = None) -> TaskSessions:
+    "`TaskSessions` for task `task_id` of the JSONL file `tasks` (the only task when it holds one); ServeError naming the file, id or missing service."
+    from compoworld_nb.evaluate import EvaluateError, load_tasks
+    try: ts = load_tasks(tasks)
+    except EvaluateError as e: raise ServeError(str(e)) from None
+    if task_id is None:
+        if len(ts) > 1: raise ServeError(f"--tasks {tasks!r} holds {len(ts)} tasks: pick one with --task-id (e.g. {ts[0].id!r})")
+        t = ts[0]
+    else:
+        t = next((t for t in ts if t.id == task_id), None)
+        if t is None: raise ServeError(f"--task-id {task_id!r} is not in --tasks {tasks!r} ({len(ts)} tasks)")
+    library = _library(library)
+    miss = [s for s in [*t.services, *t.distractors] if s not in library]
+    if miss: raise ServeError(f"--tasks {tasks!r}: task {t.id!r} needs services {miss} that are not in the library")
+    return TaskSessions(t, library)
+
+def _serve_task(tasks, task_id, services, transport, host, port, allow_remote, library) -> None:
+    if services is not None: raise ServeError("--services and --tasks exclude each other (a task brings its own services)")
+    if transport == "http": check_host(host, allow_remote)
+    ts = task_sessions(tasks, task_id, library)
+    if transport == "http":
+        def ready(url):
+            print(f"compoworld: serving task {ts.task.id} ({len(ts.tools())} tools, one episode per session) at {url}",
+                  file=sys.stderr, flush=True)
+        serve_http(ts, host, port, allow_remote, ready)
+    else: serve_stdio(ts)
+
 def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
-    "Add `serve-mcp [--services A,B] [--seed S] [--transport stdio|http] [--host H] [--port P] [--allow-remote]`; returns the handler `f(args) -> exit status`."
+    "Add `serve-mcp [--services A,B | --tasks FILE [--task-id ID]] [--seed S] [--transport stdio|http] [--host H] [--port P] [--allow-remote]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("serve-mcp", help="serve a composed environment's tools over MCP (stdio, or streamable HTTP on loopback)")
     p.add_argument("--services", default=None, help="comma-separated services to compose (default: the whole library)")
     p.add_argument("--seed", type=int, default=0, help="fixture seed of the initial joint state")
+    p.add_argument("--tasks", "--task", dest="tasks", default=None, help="serve one task of this JSONL file: its own s0 per MCP session, plus reset and score")
+    p.add_argument("--task-id", default=None, help="with --tasks: the task to serve (needed when the file holds several)")
     p.add_argument("--transport", choices=["stdio", "http"], default="stdio", help="stdio (default) or streamable HTTP at http://HOST:PORT/mcp")
     p.add_argument("--host", default="127.0.0.1", help="http: address to listen on (loopback only unless --allow-remote)")
     p.add_argument("--port", type=_port, default=8765, help="http: port (0 picks a free one; the URL is printed on stderr)")
     p.add_argument("--allow-remote", action="store_true", help="http: allow a non-loopback --host (the server has no authentication)")
 
     def handler(a: argparse.Namespace) -> int:
-        try: run_serve(a.services, a.seed, a.transport, a.host, a.port, a.allow_remote)
+        try: run_serve(a.services, a.seed, a.transport, a.host, a.port, a.allow_remote, tasks=a.tasks, task_id=a.task_id)
         except ServeError as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         except KeyboardInterrupt: pass
