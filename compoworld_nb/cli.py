@@ -107,10 +107,10 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
     return ["reward_curve.png", "criterion_pass_rates.png"]
 
 def run_demo(out: str | Path, seed: int = 0, n_tasks: int = 20, n_heldout: int = 6, profile: str = "demo",
-             k: tuple | None = None, l_max: int | None = None, progress: bool = True) -> dict:
-    "Run the main job into `out`; returns summary.json's content. Raises CliError for bad values (nothing is written then)."
+             k: tuple | None = None, l_max: int | None = None, progress: bool = True, overwrite: bool = False) -> dict:
+    "Run the main job into `out` (a new or empty folder; with `overwrite` only our outputs there are replaced); returns summary.json's content. Raises CliError for bad values (nothing is written then)."
     t_start = time.perf_counter()
-    st = load_settings(profile)
+    st = _profile_settings(profile)
     library, world = default_library()
     mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
     k = tuple(k) if k else (3, min(5, len(library)))
@@ -119,7 +119,7 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int = 20, n_heldout: int =
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
-    stage = staging_dir(out, CliError)
+    stage = staging_dir(out, CliError, overwrite)
     try:
         return _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start)
     except BaseException:
@@ -222,18 +222,25 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"compoworld: error: {message}\n")
 
+def _profile_settings(profile: str) -> dict:
+    "`load_settings(profile)`; CliError naming an unknown profile or a bad settings value."
+    try: return load_settings(profile)
+    except (KeyError, ValueError) as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
+
 def _k_range(s: str) -> tuple:
     try:
         lo, _, hi = s.partition("-"); lo = int(lo); hi = int(hi or lo)
     except ValueError: raise argparse.ArgumentTypeError(f"--k {s!r} is not an integer or a range like 3-5") from None
     if lo > hi: raise argparse.ArgumentTypeError(f"--k {s!r}: the low end is above the high end")
+    if lo < 2: raise argparse.ArgumentTypeError(f"--k {s!r}: K must be at least 2 (a walk composes at least two services)")
     return (lo, hi)
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="compoworld", description="Compositional Environment Scaling: services, walks, tasks, rollouts, rewards, training.")
     sub = p.add_subparsers(dest="cmd", required=True)
     d = sub.add_parser("demo", help="the main job: tasks → rollouts → rewards → SFT → GRPO → evaluation → report")
-    d.add_argument("--out", required=True); d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--out", required=True, help="output folder: new or empty (see --overwrite)"); d.add_argument("--seed", type=int, default=0)
+    d.add_argument("--overwrite", action="store_true", help="allow a non-empty --out; only this command's outputs there are replaced")
     d.add_argument("--tasks", type=int, default=20, help="training tasks (held-out tasks come on top)")
     d.add_argument("--heldout", type=int, default=6); d.add_argument("--k", type=_k_range, default=None, help="K or a range lo-hi (default 3-5)")
     d.add_argument("--l-max", type=int, default=None, help="longest walk (must be > K)")
@@ -268,7 +275,9 @@ def verified_library() -> tuple[dict, Any]:
     return library, world
 
 def _cmd_tasks(a) -> dict:
-    st = load_settings(a.profile)
+    st = _profile_settings(a.profile)
+    if str(a.out).strip() == "": raise CliError("--out '' is empty: give a .jsonl file path")
+    if Path(a.out).expanduser().is_dir(): raise CliError(f"--out {a.out!r} is a directory: give a .jsonl file path")
     library, _ = verified_library()
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], a.k[1] + 1)
     if a.k[1] > len(library): raise CliError(f"--k {a.k[1]} is larger than the library ({len(library)} services)")
@@ -311,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(a, "handler"): return a.handler(a)
     try:
         if a.cmd == "demo":
-            res = run_demo(a.out, a.seed, a.tasks, a.heldout, k=a.k, l_max=a.l_max)
+            res = run_demo(a.out, a.seed, a.tasks, a.heldout, k=a.k, l_max=a.l_max, overwrite=a.overwrite)
             if not a.json: print(f"wrote {Path(a.out).absolute()}: {res['tasks_admitted']} tasks, policies {json.dumps(res['policies'])}")
         elif a.cmd == "tasks":
             res = _cmd_tasks(a)

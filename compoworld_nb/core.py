@@ -164,17 +164,50 @@ def load_settings(profile: str | None = None, path: str | os.PathLike | None = N
     return s
 
 # %% ../nbs/00_core.ipynb #9658f47a
-def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError) -> Path:
-    "A fresh hidden staging folder `.NAME.partial-*` beside `out`; raises `error` naming `out` (as given) when it is an existing file or its parent cannot be written."
+_STAGE_PREFIX = ".compoworld.partial-"
+
+def _holds(folder: Path, paths) -> list[Path]:
+    "The `paths` (inputs) that are `folder` itself or lie inside it, resolved."
+    f = folder.resolve()
+    return [p for p in (Path(x).expanduser().resolve() for x in paths) if p == f or f in p.parents]
+
+def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError,
+                overwrite: bool = False,   # allow an existing non-empty `out`; `publish` then replaces only our own outputs there
+                inputs: tuple = (),        # input files of the command: `out` holding one is refused unless `overwrite`
+               ) -> Path:
+    """A fresh hidden staging folder for a command's outputs, checked before any work: beside `out` when it does not exist
+    yet, inside it (`.compoworld.partial-*`) when it is an empty folder or `overwrite` allows a non-empty one. Raises
+    `error` naming `out` (as given) when it is a file, a non-empty folder or a folder holding an input (without
+    `overwrite`), or cannot be written. Nothing already there is touched."""
     dest = Path(out).expanduser().absolute()
+    if str(out).strip() == "": raise error("--out '' is empty: give a folder")
     if dest.exists() and not dest.is_dir(): raise error(f"--out {str(out)!r} exists and is not a directory")
+    if dest.is_dir() and not overwrite:
+        held = _holds(dest, inputs)
+        if held: raise error(f"--out {str(out)!r} holds the input {str(held[0])!r}: choose another folder (or pass --overwrite to replace only this command's outputs there)")
+        try: other = next((e.name for e in os.scandir(dest) if not e.name.startswith(_STAGE_PREFIX)), None)
+        except OSError as e: raise error(f"--out {str(out)!r} cannot be read: {e.strerror or e}") from None
+        if other is not None: raise error(f"--out {str(out)!r} is not empty (it has {other!r}): choose a new or empty folder, or pass --overwrite to replace only this command's outputs there")
     try:
+        if dest.is_dir(): return Path(tempfile.mkdtemp(prefix=_STAGE_PREFIX, dir=dest))
         dest.parent.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
     except OSError as e: raise error(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
 
-def publish(stage: str | os.PathLike, out: str | os.PathLike) -> Path:
-    "Move the finished staging folder to `out` (replacing an earlier run there); returns `out` as an absolute path."
-    dest = Path(out).expanduser().absolute()
-    if dest.exists(): shutil.rmtree(dest)
-    os.replace(stage, dest); return dest
+def publish(stage: str | os.PathLike, out: str | os.PathLike, keep: tuple = ()) -> Path:
+    """Move the finished staging folder's contents to `out`; returns `out` as an absolute path. A new or empty `out` becomes
+    the staging folder; in a non-empty one only the entries of the same names as our outputs are replaced (everything
+    else stays). ValueError, before anything moves, if an entry to replace is or holds one of `keep` (the inputs)."""
+    stage, dest = Path(stage), Path(out).expanduser().absolute()
+    if not dest.exists(): os.replace(stage, dest); return dest
+    names = sorted(p.name for p in stage.iterdir())
+    for n in names:
+        held = _holds(dest / n, keep) if (dest / n).exists() or (dest / n).is_symlink() else []
+        if held: raise ValueError(f"--out {str(out)!r}: writing {n!r} would replace the input {str(held[0])!r}; nothing was changed")
+    for n in names:
+        t = dest / n
+        if t.is_dir() and not t.is_symlink(): shutil.rmtree(t)
+        elif t.exists() or t.is_symlink(): t.unlink()
+        os.replace(stage / n, t)
+    stage.rmdir()
+    return dest

@@ -140,8 +140,9 @@ def _check_count(name: str, v, lo: int):
     if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise EvaluateError(f"--{name} {v!r} must be an integer >= {lo}")
 
 def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.PathLike, seed: int = 0, max_steps: int | None = None,
-                   workers: int | None = None, processes: int = 0, library: dict | None = None, progress: bool = False) -> dict:
-    "Evaluate `policy` on the tasks in a JSONL file with groups of `n`; writes into `out` (replacing it) and returns the summary. EvaluateError names a bad value; nothing is written then."
+                   workers: int | None = None, processes: int = 0, library: dict | None = None, progress: bool = False,
+                   overwrite: bool = False) -> dict:
+    "Evaluate `policy` on the tasks in a JSONL file with groups of `n`; writes into `out` (a new or empty folder; with `overwrite` only our outputs in it are replaced) and returns the summary. EvaluateError names a bad value; nothing is written then."
     _check_count("n", n, 1); _check_count("processes", processes, 0)
     if workers is not None: _check_count("workers", workers, 0)
     if max_steps is None: max_steps = load_settings()["rollout"]["max_steps"]
@@ -153,12 +154,13 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
     miss = sorted({s for t in ts for s in t.services + t.distractors if s not in library})
     if miss: raise EvaluateError(f"--tasks {str(tasks)!r} needs services {miss} that are not in the library")
     factory = policy_factory(policy)
-    stage = staging_dir(out, EvaluateError)
+    stage = staging_dir(out, EvaluateError, overwrite, inputs=(tasks,))
     try:
         trajs = evaluate_tasks(ts, factory, library, n, seed, max_steps, workers, processes, progress)
         summary = write_evaluation(stage, trajs, {t.id: t for t in ts}, library,
                                    {"policy": policy, "n": n, "seed": seed, "max_steps": max_steps, "tasks_file": str(Path(tasks).absolute())})
-        dest = publish(stage, out)
+        try: dest = publish(stage, out, keep=(tasks,))
+        except ValueError as e: raise EvaluateError(str(e)) from None
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True); raise
     return {**summary, "out": str(dest)}
@@ -170,7 +172,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     p.add_argument("--tasks", required=True, help="a tasks JSONL file (from `compoworld tasks`)")
     p.add_argument("--policy", required=True, help="scripted, scripted:perturb=P, hf:PATH or openai:MODEL")
     p.add_argument("--n", type=int, required=True, help="rollouts per task (group size N)")
-    p.add_argument("--out", required=True, help="output directory (replaced)")
+    p.add_argument("--out", required=True, help="output directory: new or empty (see --overwrite)")
+    p.add_argument("--overwrite", action="store_true", help="allow a non-empty --out; only this command's outputs there are replaced")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-steps", type=int, default=None, help="meta-tool calls per episode (default: settings rollout.max_steps)")
     p.add_argument("--workers", type=int, default=None, help="threads per rollout group (default: up to 8 for thread-safe policies)")
@@ -178,7 +181,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
 
     def handler(a: argparse.Namespace) -> int:
-        try: res = run_evaluation(a.tasks, a.policy, a.n, a.out, a.seed, a.max_steps, a.workers, a.processes, progress=not a.json)
+        try: res = run_evaluation(a.tasks, a.policy, a.n, a.out, a.seed, a.max_steps, a.workers, a.processes, progress=not a.json,
+                                  overwrite=a.overwrite)
         except EvaluateError as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         if a.json: print(json.dumps(res, sort_keys=True))

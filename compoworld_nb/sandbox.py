@@ -6,15 +6,15 @@ Docs: https://compoworld.github.io/compoworld_nb/sandbox.html.md"""
 
 # %% ../nbs/04b_sandbox.ipynb #6b343882
 from __future__ import annotations
-import functools, json, os, resource, shutil, signal, subprocess, sys, sysconfig, tempfile, time
+import functools, json, os, resource, shutil, signal, subprocess, sys, sysconfig, tempfile, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any
 
 # %% auto #0
-__all__ = ['STATUSES', 'VIOLATION_EXIT', 'MEMORY_EXIT', 'ERROR_EXIT', 'PYTEST_ARGS', 'SandboxError', 'Limits', 'SandboxResult',
-           'read_roots', 'bwrap_argv', 'namespaces_available', 'isolation_level', 'run_sandboxed', 'run_script',
-           'run_pytest', 'describe_module', 'check_module']
+__all__ = ['STATUSES', 'VIOLATION_EXIT', 'MEMORY_EXIT', 'ERROR_EXIT', 'HOOK_WARNING', 'PYTEST_ARGS', 'SandboxError', 'Limits',
+           'SandboxResult', 'read_roots', 'bwrap_argv', 'namespaces_available', 'isolation_level', 'run_sandboxed',
+           'run_script', 'run_pytest', 'describe_module', 'check_module']
 
 # %% ../nbs/04b_sandbox.ipynb #19812a35
 class SandboxError(RuntimeError):
@@ -29,13 +29,14 @@ class Limits:
     fsize_mb: int = 16         # largest file the child may write, MiB (RLIMIT_FSIZE), stdout/stderr included
     nproc: int = 64            # tasks the child may add (RLIMIT_NPROC over the user's current count; not enforced for root)
     output_chars: int = 20000  # characters of stdout/stderr kept (the tail)
+    disk_mb: int = 64          # all files the child leaves in its directory together, MiB (the parent measures and kills beyond)
 
     def __post_init__(self):
-        for k in ("wall_s", "cpu_s", "memory_mb", "fsize_mb", "nproc", "output_chars"):
+        for k in ("wall_s", "cpu_s", "memory_mb", "fsize_mb", "nproc", "output_chars", "disk_mb"):
             v = getattr(self, k)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0:
                 raise ValueError(f"Limits.{k}={v!r} must be a number > 0")
-        for k in ("cpu_s", "memory_mb", "fsize_mb", "nproc", "output_chars"):
+        for k in ("cpu_s", "memory_mb", "fsize_mb", "nproc", "output_chars", "disk_mb"):
             if not isinstance(getattr(self, k), int): raise ValueError(f"Limits.{k}={getattr(self, k)!r} must be an integer")
 
 STATUSES = ("ok", "failed", "violation", "timeout", "memory", "crashed")
@@ -83,6 +84,9 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
 _PRELOAD = {"script": ("runpy", "subprocess"), "describe": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "subprocess"),
             "pytest": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "tempfile", "shutil", "subprocess")}
 _PRELOAD["check"] = _PRELOAD["pytest"]
+# Functions that tell whether a path exists (and its type, size, target) without opening it and raise no audit
+# event: the bootstrap routes them through the hook, which answers PermissionError for a path outside.
+_META_FUNCS = ("stat", "lstat", "access", "readlink")
 
 _BOOT = r'''
 import sys, os, json
@@ -138,8 +142,38 @@ def _arm(cfg):
     # Install the audit hook. Everything it uses lives in this function's closure; the function returns None,
     # so once it has run no frame on the stack refers to the hook's state. The hook never runs untrusted code
     # (only exact str/bytes/int/pathlib values are looked at) and never raises: a violation ends the process.
-    realpath, fsdecode, isdir, readlink, sep, normpath = os.path.realpath, os.fsdecode, os.path.isdir, os.readlink, os.sep, os.path.normpath
-    write, _exit, dumps, rfd = os.write, os._exit, json.dumps, cfg["result_fd"]
+    # Every function the hook calls is captured here, before untrusted code runs, and is a built-in (C) function or
+    # a method of an immutable built-in type: child code that monkeypatches `os.lstat`, `os.readlink`, `os.fsdecode`
+    # or `posixpath` cannot change what the hook decides (`posixpath.realpath` looks those up at call time).
+    lstat, stat_, readlink, getcwd, sep, normpath = os.lstat, os.stat, os.readlink, os.getcwd, os.sep, os.path.normpath
+    import _json
+    write, _exit, quote, rfd = os.write, os._exit, _json.encode_basestring_ascii, cfg["result_fd"]
+    S_IFMT, S_IFLNK, S_IFDIR = 0o170000, 0o120000, 0o040000
+    def fsdecode(b): return b.decode("utf-8", "surrogateescape")
+    def realpath(p):
+        # like os.path.realpath(p, strict=False), from lstat/readlink captured above; None after 40 symlinks (a loop)
+        if not p.startswith(sep): p = getcwd() + sep + p
+        todo, out, hops = [x for x in p.split(sep) if x][::-1], [], 0
+        while todo:
+            c = todo.pop()
+            if c == ".": continue
+            if c == "..":
+                if out: out.pop()
+                continue
+            cand = sep + sep.join(out + [c])
+            try: m = lstat(cand).st_mode
+            except OSError: out.append(c); continue
+            if m & S_IFMT == S_IFLNK:
+                hops += 1
+                if hops > 40: return sep + sep.join(out + [c] + todo[::-1])
+                t = readlink(cand)
+                if t.startswith(sep): out = []
+                todo.extend([x for x in t.split(sep) if x][::-1])
+            else: out.append(c)
+        return sep + sep.join(out)
+    def isdir(p):
+        try: return stat_(p).st_mode & S_IFMT == S_IFDIR
+        except OSError: return False
     import pathlib
     path_types = (pathlib.PosixPath, pathlib.PurePosixPath)
     W = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
@@ -161,7 +195,7 @@ def _arm(cfg):
         return "<" + t.__name__ + ">"
     def stop(event, detail):
         try:
-            v = dumps({"event": event, "detail": detail[:300]})
+            v = '{"event": ' + quote(event) + ', "detail": ' + quote(detail[:300]) + '}'
             write(rfd, ('{"violation": ' + v + '}').encode())
             write(err_fd, ("\n" + mark + v + "\n").encode())
         finally: _exit(vexit)
@@ -196,8 +230,25 @@ def _arm(cfg):
             if not inside(r, writable): stop(event, repr(r) + " is outside the sandbox directory (writes)")
         elif not inside(r, readable): stop(event, repr(r) + " is outside the sandbox directory")
         elif event == "open" and not inside(r, (root,)) and isdir(r): stop(event, "directory " + repr(r) + " is outside the sandbox")
+    meta, DirEntry = {n: getattr(os, n) for n in cfg["meta_funcs"]}, os.DirEntry     # the real functions; after _hide_meta only here
+    def meta_call(args):
+        # (name, args, kwargs, box): run the real function for a path the child may read, put (ok, value) in box;
+        # a path outside looks absent (FileNotFoundError; access() is False), so which host files exist stays hidden
+        name, a, kw, box = args
+        if type(name) is not str or name not in meta or type(a) is not tuple or type(kw) is not dict or type(box) is not list: return
+        if not a: return box.append((True, meta[name](*a, **kw)))
+        p, dfd = a[0], kw.get("dir_fd")
+        if type(p) is DirEntry: p = p.path                     # a C attribute, fixed when the entry was made
+        if type(p) is not int:
+            r = resolve("meta", p, dfd if dfd is not None else None)
+            if r is None or not inside(r, readable):
+                if name == "access": return box.append((True, False))   # access() answers, it does not raise
+                return box.append((False, FileNotFoundError(2, "outside the sandbox (hidden)", text(p))))
+        try: box.append((True, meta[name](*a, **kw)))
+        except Exception as e: box.append((False, e))
     def hook(event, args):                                # no re-entrancy flag: nothing below raises an audit event
         try:
+            if event == "compoworld.sandbox.meta": return meta_call(args)
             if event in deny_events or event.startswith(deny_prefixes): stop(event, text(args[0]) if args else "")
             elif event == "import":
                 name = args[0]
@@ -224,6 +275,32 @@ def _arm(cfg):
     sys.path[:] = [p for p in sys.path if p and type(p) is str and inside(realpath(p), readable)] + [cfg["root"]]
     sys.addaudithook(_refuse)
     sys.addaudithook(hook)
+    _hide_meta(meta)
+
+def _meta_stub(name):
+    # stands in for os.<name>: asks the hook (through sys.audit) to run the real function; holds no reference to it
+    audit = sys.audit
+    def f(*args, **kwargs):
+        box = []
+        audit("compoworld.sandbox.meta", name, args, kwargs, box)
+        if not box: raise PermissionError(13, "the sandbox refused " + name)
+        ok, v = box[0]
+        if ok: return v
+        raise v
+    f.__name__ = f.__qualname__ = name
+    return f
+
+def _hide_meta(meta):
+    # Replace each real metadata function wherever a loaded module refers to it (os.supports_* sets included)
+    real = {id(f): (f, _meta_stub(n)) for n, f in meta.items()}
+    for m in list(sys.modules.values()):
+        d = getattr(m, "__dict__", None)
+        if not isinstance(d, dict): continue
+        for k, v in list(d.items()):
+            if id(v) in real and real[id(v)][0] is v: d[k] = real[id(v)][1]
+            elif type(v) in (set, frozenset) and any(id(x) in real and real[id(x)][0] is x for x in v):
+                d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
+    real.clear()
 def _boot():
     cfg = json.loads(sys.argv[1]); sys.argv[1:] = []
     sb, rfd = cfg["root"], cfg["result_fd"]
@@ -360,13 +437,23 @@ def namespaces_available() -> bool:
     if os.environ.get("COMPOWORLD_SANDBOX", "").strip().lower() == "hook": return False
     return _probe_bwrap("bwrap")
 
+HOOK_WARNING = ("the audit-hook sandbox is not a security boundary: determined code can escape it; "
+                "run model-written code at the 'namespaces' level (install bubblewrap) wherever it matters")
+
+def _hook_by_name() -> bool: return os.environ.get("COMPOWORLD_SANDBOX", "").strip().lower() == "hook"
+
 def isolation_level(isolation: str = "auto") -> str:
-    "The level a run will get: 'namespaces' or 'hook'. `isolation`: 'auto' (namespaces where they work), 'namespaces' (SandboxError where they do not) or 'hook'."
+    """The level a run will get: 'namespaces' or 'hook'. `isolation`: 'auto' (namespaces; SandboxError where they do not work,
+    unless `COMPOWORLD_SANDBOX=hook` asks for the weaker level by name), 'namespaces' (SandboxError where they do not work)
+    or 'hook' (asked for by name; a RuntimeWarning says it is no security boundary)."""
     if isolation not in ("auto", "namespaces", "hook"): raise ValueError(f"isolation={isolation!r} must be 'auto', 'namespaces' or 'hook'")
-    if isolation == "hook": return "hook"
+    if isolation == "hook" or (isolation == "auto" and _hook_by_name()):
+        warnings.warn(HOOK_WARNING, RuntimeWarning, stacklevel=2)
+        return "hook"
     if namespaces_available(): return "namespaces"
     if isolation == "namespaces": raise SandboxError("isolation='namespaces' needs bubblewrap (`apt-get install bubblewrap`) with working user namespaces")
-    return "hook"
+    raise SandboxError("no real isolation here: bubblewrap with user namespaces is missing (apt-get install bubblewrap); "
+                       "the audit-hook level runs model-written code only when asked for by name: isolation='hook' or COMPOWORLD_SANDBOX=hook")
 
 # %% ../nbs/04b_sandbox.ipynb #13acbaf2
 def _user_tasks(uid: int) -> int:
@@ -388,14 +475,33 @@ def _limiter(lim: Limits, nproc: int | None):
         if nproc is not None: resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     return apply
 
-def _wait(proc: subprocess.Popen, wall_s: float) -> tuple[int, float, bool]:
-    "Wait for the child at most `wall_s` (then SIGKILL its process group): `(exit status as Popen gives it, CPU seconds of it and its reaped children, timed out)`."
-    deadline, pause, timed_out = time.monotonic() + wall_s, 0.001, False
+def _du(root: str) -> int:
+    "Bytes of the regular files under `root` (symlinks not followed; a file that vanishes while counting counts 0)."
+    total, todo = 0, [root]
+    while todo:
+        try: it = os.scandir(todo.pop())
+        except OSError: continue
+        with it:
+            for e in it:
+                try:
+                    if e.is_dir(follow_symlinks=False): todo.append(e.path)
+                    elif e.is_file(follow_symlinks=False): total += e.stat(follow_symlinks=False).st_size
+                except OSError: pass
+    return total
+
+def _wait(proc: subprocess.Popen, wall_s: float, disk: tuple[str, int] | None = None) -> tuple[int, float, bool | str]:
+    "Wait for the child at most `wall_s` (then SIGKILL its process group), measuring `disk = (folder, bytes)` every 0.1 s: `(exit status as Popen gives it, CPU seconds of it and its reaped children, False | 'wall' | 'disk')`."
+    deadline, pause, timed_out, next_du = time.monotonic() + wall_s, 0.001, False, 0.0
     while True:
         pid, status, ru = os.wait4(proc.pid, os.WNOHANG)
         if pid: break
-        if time.monotonic() >= deadline and not timed_out:
-            timed_out = True
+        now = time.monotonic()
+        over = "wall" if now >= deadline else None
+        if over is None and disk is not None and now >= next_du:
+            next_du = now + 0.1
+            if _du(disk[0]) > disk[1]: over = "disk"
+        if over and not timed_out:
+            timed_out = over
             try: os.killpg(proc.pid, signal.SIGKILL)
             except ProcessLookupError: pass
         time.sleep(pause); pause = min(pause * 2, 0.02)
@@ -428,6 +534,7 @@ def _classify(rc, timed_out, lim, stderr, data, cpu: float = 0.0, wall: float = 
             except ValueError: viol = None
             break
     sig = -rc if rc is not None and rc < 0 else (rc - 128 if rc is not None and 128 < rc < 160 else None)
+    if timed_out == "disk": return "crashed", f"wrote more than the disk limit of {lim.disk_mb} MiB in its directory", None
     if timed_out: return "timeout", f"stopped at the wall-clock limit of {lim.wall_s:g} s", None
     if rc == VIOLATION_EXIT and viol: return "violation", f"blocked {viol['event']}: {viol['detail']}", viol
     # SIGKILL that the parent did not send comes from the CPU hard limit (SIGXCPU ignored); under bubblewrap the
@@ -467,10 +574,10 @@ def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} writte
         Path(sb, ".tmp").mkdir(exist_ok=True)
         out_p, err_p, res_p = io_dir / "stdout", io_dir / "stderr", io_dir / "result"
         env = {"PATH": "/usr/bin:/bin", "HOME": sb, "TMPDIR": str(Path(sb, ".tmp")), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "COMPOWORLD_SANDBOXED": "1"}
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
         roots = read_roots(extra_read_roots)
         with open(out_p, "wb") as fo, open(err_p, "wb") as fe, open(res_p, "wb") as fr:
-            cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
+            cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
                    "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
                    "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
                    "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,
@@ -482,7 +589,8 @@ def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} writte
             t0 = time.monotonic()
             proc = subprocess.Popen(argv, cwd=sb, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe, pass_fds=(fr.fileno(),),
                                     start_new_session=True, preexec_fn=_limiter(lim, nproc), close_fds=True)
-            rc, cpu, timed_out = _wait(proc, lim.wall_s)
+            rc, cpu, timed_out = _wait(proc, lim.wall_s, (sb, lim.disk_mb << 20))
+            if not timed_out and _du(sb) > lim.disk_mb << 20: timed_out = "disk"   # written between two measurements
             wall = time.monotonic() - t0
         stdout, stderr = _tail(out_p, lim.output_chars), _tail(err_p, lim.output_chars)
         data = None

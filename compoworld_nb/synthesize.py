@@ -15,7 +15,7 @@ from .core import *
 from .service import Service, State, Tool
 from .specs import import_spec, load_spec, conformance, SpecImportError
 from .llm import LLMConfig, LLMError, llm_config, make_client, chat
-from .sandbox import Limits, check_module, isolation_level
+from .sandbox import Limits, check_module, describe_module, isolation_level
 
 # %% auto #0
 __all__ = ['SYSTEM_PROMPT', 'SynthesisError', 'module_name', 'read_spec', 'synthesis_prompt', 'code_blocks', 'parse_files',
@@ -263,12 +263,34 @@ def _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require
     return rep
 
 # %% ../nbs/04c_synthesize.ipynb #902d20fd
-def load_service_file(path: str | os.PathLike, attr: str = "service") -> Service:
-    "Import a service module from a file (as `sample_services` modules are) and return its `service`. Runs the file's code in this process: use it for a file that passed synthesis. ValueError if it defines no Service."
+def load_service_file(path: str | os.PathLike, attr: str = "service",
+                      limits: Limits | None = None,   # sandbox limits of the check run before the import
+                      isolation: str = "auto",        # sandbox level of that check (see `isolation_level`)
+                     ) -> Service:
+    """Import a service module from a file and return its `service`, after the exact bytes that will be imported passed a
+    sandboxed check here (import, tool listing, and `test_<module>.py` beside it when there is one): code that has not
+    passed a sandboxed check is never run in this process. ValueError naming the file and what failed otherwise.
+    The check is evidence, not proof: code in the sandbox writes its own report, so load only files whose source you
+    would run yourself; the check keeps out drafts that never passed and files changed after synthesis."""
     p = Path(path)
     if not p.is_file(): raise ValueError(f"service file {str(path)!r} does not exist")
     name = p.stem
     if not name.isidentifier(): raise ValueError(f"service file {str(path)!r}: {name!r} is not a module name")
+    try: src = p.read_bytes()
+    except OSError as e: raise ValueError(f"service file {str(path)!r} cannot be read: {e.strerror or e}") from None
+    files, tests = {f"{name}.py": src}, None
+    tp = p.with_name(f"test_{name}.py")
+    if tp.is_file(): files[tp.name], tests = tp.read_bytes(), [tp.name]
+    if tests: c = check_module(files, name, tests, limits, isolation)
+    else: c = describe_module(files, name, limits, isolation)
+    listing = (c.data or {}).get("describe") if tests and isinstance(c.data, dict) else c.data
+    pyt = (c.data or {}).get("pytest") if tests and isinstance(c.data, dict) else None
+    if not c.ok or not isinstance(listing, dict) or "error" in listing:
+        why = c.reason if not c.ok else "".join(str((listing or {}).get("error", "no listing")).strip().splitlines()[-1:])
+        raise ValueError(f"service file {str(path)!r} did not pass the sandboxed check ({c.status}): {why}")
+    if pyt is not None and (pyt.get("exit_code") != 0 or not pyt.get("passed")):
+        raise ValueError(f"service file {str(path)!r} did not pass the sandboxed check: {tp.name} exit code {pyt.get('exit_code')}, "
+                         f"{pyt.get('passed')} passed, {pyt.get('failed')} failed")
     d = str(p.resolve().parent)
     old = sys.modules.get(name)
     if old is not None and os.path.realpath(getattr(old, "__file__", "") or "") != os.path.realpath(p):
@@ -277,7 +299,7 @@ def load_service_file(path: str | os.PathLike, attr: str = "service") -> Service
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
     sys.path.insert(0, d)
-    try: spec.loader.exec_module(mod)
+    try: exec(compile(src, str(p), "exec"), mod.__dict__)         # the checked bytes, not the file read again
     except BaseException: sys.modules.pop(name, None); raise
     finally:
         if d in sys.path: sys.path.remove(d)

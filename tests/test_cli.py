@@ -29,14 +29,24 @@ def test_tasks_byte_identical_across_processes_and_days(tmp_path):
     (["demo", "--out", "OUT", "--k", "x"], "--k 'x'"),
     (["tasks", "--out", "OUT", "--k", "2-70"], "--k 70"),
     (["demo", "--out", "OUT", "--seed", "abc"], "'abc'"),
+    # issue 21: each of these ended in a traceback
+    (["tasks", "--out", "OUT", "--k", "0"], "--k '0'"),
+    (["tasks", "--out", "OUT", "--k", "1"], "--k '1'"),
+    (["tasks", "--out", "OUT", "--k", "1-3"], "K must be at least 2"),
+    (["tasks", "--out", "OUT", "--profile", "nope"], "--profile 'nope'"),
+    (["tasks", "--out", ""], "--out '' is empty"),
+    (["tasks", "--out", "TMP"], "is a directory"),
+    (["demo", "--out", "TMP"], "is not empty"),
 ])
 def test_bad_values_exit_nonzero_with_one_line(tmp_path, args, needle):
-    args = [a.replace("OUT", str(tmp_path / "run")) for a in args]
+    (tmp_path / "keep.txt").write_text("x")
+    args = [a.replace("OUT", str(tmp_path / "run")).replace("TMP", str(tmp_path)) for a in args]
     r = run(*args)
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and needle in lines[0], r.stderr
     assert not (tmp_path / "run").exists() and not list(tmp_path.glob(".run.partial-*"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"] and (tmp_path / "keep.txt").read_text() == "x"
 
 def test_services_json():
     r = run("services", "--json")

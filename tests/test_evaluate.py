@@ -123,3 +123,25 @@ def test_non_integer_n_is_an_argparse_error(tasks_file):
     with pytest.raises(SystemExit) as e: ap.parse_args(["evaluate", "--tasks", str(tasks_file), "--policy", "scripted", "--n", "abc", "--out", "x"])
     assert e.value.code == 2
     with pytest.raises(EvaluateError, match="--n 0"): run_evaluation(tasks_file, "scripted", 0, "x")
+
+
+def test_out_never_deletes_what_the_command_did_not_create(tasks_file, tmp_path, capsys):
+    "issue 21: `--out v` where v holds the tasks file, an unrelated file and a subfolder: refused before any work; with --overwrite only our outputs are replaced."
+    ap, run = cli()
+    v = tmp_path / "v"; (v / "sub").mkdir(parents=True)
+    tasks = v / "tasks.jsonl"; tasks.write_bytes(tasks_file.read_bytes())
+    (v / "notes.txt").write_text("keep me"); (v / "sub" / "x").write_text("keep me too")
+    before = sorted(str(p.relative_to(v)) for p in v.rglob("*"))
+    args = ["evaluate", "--tasks", str(tasks), "--policy", "scripted", "--n", "1", "--out", str(v)]
+    assert run(ap.parse_args(args)) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "holds the input" in err[0] and "--overwrite" in err[0]
+    assert sorted(str(p.relative_to(v)) for p in v.rglob("*")) == before
+    (tmp_path / "w").mkdir(); (tmp_path / "w" / "other").write_text("x")
+    assert run(ap.parse_args(args[:-1] + [str(tmp_path / "w")])) == 2 and "is not empty" in capsys.readouterr().err
+    assert run(ap.parse_args(args + ["--overwrite", "--json"])) == 0
+    s = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert (v / "notes.txt").read_text() == "keep me" and (v / "sub" / "x").read_text() == "keep me too"
+    assert tasks.read_bytes() == tasks_file.read_bytes()
+    assert set(before) | set(s["files"]) == {str(p.relative_to(v)) for p in v.rglob("*")}
+    assert not list(v.glob(".compoworld.partial-*"))

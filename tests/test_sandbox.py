@@ -9,6 +9,10 @@ import pytest
 from compoworld_nb.sandbox import (Limits, SandboxError, SandboxResult, isolation_level, namespaces_available, read_roots,
                                    run_pytest, run_sandboxed, run_script, check_module, describe_module)
 
+if not namespaces_available():
+    # without bubblewrap 'auto' refuses to run model-written code; these tests ask for the audit-hook level by name
+    # (test_auto_refuses_without_real_isolation checks the refusal itself)
+    os.environ["COMPOWORLD_SANDBOX"] = "hook"
 LEVELS = ["auto", "hook"]
 FAST = Limits(wall_s=20, cpu_s=10, memory_mb=768)
 
@@ -103,7 +107,7 @@ def test_environment_is_stripped(monkeypatch):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
     r = run_script("import os, json\nprint(json.dumps(sorted(os.environ)))", FAST)
     assert r.ok and "sk-secret" not in r.stdout
-    assert set(eval(r.stdout)) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "COMPOWORLD_SANDBOXED", "PWD"}
+    assert set(eval(r.stdout)) <= {"PATH", "HOME", "TMPDIR", "LANG", "LC_ALL", "PYTEST_DISABLE_PLUGIN_AUTOLOAD", "PWD"}
 
 
 REQUIRE_NS = os.environ.get("COMPOWORLD_REQUIRE_NAMESPACES") == "1"   # CI sets it where bubblewrap works: then it must not skip
@@ -226,3 +230,62 @@ def test_output_printed_before_an_exit_or_an_exception_is_kept():
     assert (r.status, r.returncode, r.stdout) == ("failed", 3, "before exit\n")
     r = run_script("print('before error')\nraise KeyError('k')", FAST)
     assert (r.status, r.stdout, r.reason) == ("failed", "before error\n", "raised KeyError: 'k'")
+
+
+def test_auto_refuses_without_real_isolation(monkeypatch):
+    "Model-written code runs at the weaker audit-hook level only when it is asked for by name (with a warning)."
+    monkeypatch.delenv("COMPOWORLD_SANDBOX", raising=False)
+    if namespaces_available():
+        assert isolation_level() == "namespaces"
+    else:
+        with pytest.raises(SandboxError, match="COMPOWORLD_SANDBOX=hook"): run_script("print(1)", FAST)
+    with pytest.warns(RuntimeWarning, match="not a security boundary"): assert isolation_level("hook") == "hook"
+
+
+def test_the_child_is_not_told_it_is_sandboxed():
+    r = run_script("import os\nprint(sorted(k for k in os.environ if 'SANDBOX' in k))", FAST, isolation="hook")
+    assert (r.status, r.stdout.strip()) == ("ok", "[]"), r
+
+
+# The hook resolves paths with functions it captured before child code ran: monkeypatching os.lstat/os.readlink
+# (which posixpath.realpath looks up at call time) so that /etc looks like a symlink into the sandbox changes nothing.
+FAKE_LINK = """import os, stat
+real_lstat, real_readlink, here = os.lstat, os.readlink, os.getcwd()
+class St: st_mode = stat.S_IFLNK | 0o777
+os.lstat = lambda p, *a, **k: St() if str(p).rstrip('/') == TARGET else real_lstat(p, *a, **k)
+os.readlink = lambda p, *a, **k: here if str(p).rstrip('/') == TARGET else real_readlink(p, *a, **k)
+import posixpath
+posixpath.os = os
+"""
+
+@pytest.mark.parametrize("target,action,event", [
+    ("/etc", "print(open('/etc/hostname').read())", "open"),
+    ("/etc", "open('/etc/cw-owned', 'w').write('x')", "open"),
+    ("/tmp", "import os\nos.mkdir('/tmp/cw-owned-dir')", "os.mkdir"),
+    ("/usr", "import os\nprint(os.listdir('/usr'))", "os.listdir"),
+])
+def test_monkeypatched_path_functions_do_not_fool_the_hook(target, action, event):
+    r = run_script(f"TARGET = {target!r}\n" + FAKE_LINK + action, FAST, isolation="hook")
+    assert (r.status, r.violation["event"]) == ("violation", event), r
+    assert not os.path.exists("/etc/cw-owned") and not os.path.exists("/tmp/cw-owned-dir")
+
+
+@pytest.mark.parametrize("code,out", [
+    ("import os\nprint(os.path.exists('/etc/passwd'), os.path.exists('/'), os.access('/etc/shadow', os.F_OK))", "False False False"),
+    ("import os\ntry: os.stat('/etc/passwd')\nexcept FileNotFoundError as e: print('absent')", "absent"),
+    ("import os\ntry: os.readlink('/proc/self/exe')\nexcept FileNotFoundError: print('absent')", "absent"),
+    ("import os, pathlib\nprint(pathlib.Path('/etc/passwd').exists(), os.path.isdir('/home'))", "False False"),
+    # inside the sandbox and the read-only roots metadata calls work as usual
+    ("import os, json\nopen('f', 'w').write('abc')\nprint(os.stat('f').st_size, os.path.exists(json.__file__), os.access('f', os.W_OK))", "3 True True"),
+])
+def test_metadata_of_host_paths_is_hidden(code, out):
+    r = run_script(code, FAST, isolation="hook")
+    assert (r.status, r.stdout.strip()) == ("ok", out), r
+
+
+def test_total_disk_use_is_capped():
+    "Each file stays under the file-size limit, but together they pass the disk limit: the parent stops the run."
+    lim = Limits(wall_s=20, cpu_s=10, memory_mb=768, fsize_mb=1, disk_mb=4)
+    r = run_script("import time\nfor i in range(64):\n    open(f'f{i}', 'wb').write(b'x' * 1000000)\n    time.sleep(0.01)\ntime.sleep(30)", lim, isolation="hook")
+    assert (r.status, r.reason) == ("crashed", "wrote more than the disk limit of 4 MiB in its directory"), r
+    with pytest.raises(ValueError, match="disk_mb"): Limits(disk_mb=0)

@@ -1,12 +1,13 @@
 """Service synthesis end to end with scripted model replies through the real openai client's transport
 (`llm_author.ScriptedModel` on an httpx2 MockTransport): a first draft whose test fails, then a repair that passes;
 the written file loads and its tools work. Model-written code runs only in the sandbox."""
-import argparse, json, sys
+import argparse, json, os, sys
 from pathlib import Path
 import pytest
 from compoworld_nb.llm import LLMConfig
 from compoworld_nb.llm_author import ScriptedModel
-from compoworld_nb.sandbox import Limits
+from compoworld_nb.sandbox import Limits, namespaces_available
+if not namespaces_available(): os.environ["COMPOWORLD_SANDBOX"] = "hook"   # no bubblewrap: ask for the audit-hook level by name
 from compoworld_nb.synthesize import (SynthesisError, check_draft, load_service_file, module_name, parse_files, read_spec,
                                       register_cli, synthesize_service)
 
@@ -229,3 +230,17 @@ def test_a_failure_after_the_folder_was_made_removes_it(tmp_path):
     with pytest.raises(RuntimeError, match="client broke"):
         synthesize_service(SPEC, tmp_path / "new" / "out", client=Boom(), cfg=LLMConfig(model="m"))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("change,needle", [
+    (lambda d: (d / "test_kv.py").write_text(TESTS.replace("CODE", "400").split("\n", 1)[1]), "test_kv.py exit code 1"),   # its own test fails
+    (lambda d: (d / "kv.py").write_text("raise RuntimeError('boom')\n"), "did not pass the sandboxed check"),             # changed after synthesis
+    (lambda d: (d / "kv.py").write_text("import os\nopen('/et' + 'c/cw-owned', 'w')\n"), "violation"),                     # reaches outside
+])
+def test_load_refuses_a_file_that_does_not_pass_a_sandboxed_check(tmp_path, change, needle):
+    "Nothing of the file runs in this process unless its exact bytes passed a sandboxed check at load time."
+    rep, _ = synth(tmp_path, [draft(code=404)])
+    d = tmp_path / "out"
+    change(d)
+    with pytest.raises(ValueError, match=needle): load_service_file(d / "kv.py", limits=LIM)
+    assert "kv" not in sys.modules and not os.path.exists("/etc/cw-owned")
