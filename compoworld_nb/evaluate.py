@@ -136,6 +136,14 @@ def evaluate_tasks(tasks: list[Task], factory: Callable, library: dict, n: int =
         out += rollout_group(t, factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers, processes=processes)
     return out
 
+def _model_failure(trajs: list[Trajectory]) -> str | None:
+    "The first model-endpoint failure (503 unavailable / 504 timeout, as `run_episode` records it) among `trajs`, else None: such a rollout has no score."
+    for t in trajs:
+        for m in t.messages[-1:]:
+            c = m.get("content") if m.get("role") == "assistant" else None
+            if isinstance(c, str) and c.startswith(("[policy error 503", "[policy error 504")): return c[1:-1][:300]
+    return None
+
 def _check_count(name: str, v, lo: int):
     if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise EvaluateError(f"--{name} {v!r} must be an integer >= {lo}")
 
@@ -157,6 +165,8 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
     stage = staging_dir(out, EvaluateError, overwrite, inputs=(tasks,))
     try:
         trajs = evaluate_tasks(ts, factory, library, n, seed, max_steps, workers, processes, progress)
+        failed = _model_failure(trajs)
+        if failed: raise EvaluateError(f"--policy {policy!r}: the model endpoint failed, so no evaluation is written: {failed}")
         summary = write_evaluation(stage, trajs, {t.id: t for t in ts}, library,
                                    {"policy": policy, "n": n, "seed": seed, "max_steps": max_steps, "tasks_file": str(Path(tasks).absolute())})
         try: dest = publish(stage, out, keep=(tasks,))

@@ -12,14 +12,14 @@ from typing import Any
 from .core import *
 
 # %% auto #0
-__all__ = ['LLMConfig', 'llm_config', 'make_client', 'LLMError', 'api_messages', 'chat']
+__all__ = ['NO_ENDPOINT', 'LLMConfig', 'llm_config', 'make_client', 'LLMError', 'api_messages', 'chat']
 
 # %% ../nbs/04_llm.ipynb #f8375579
 @dataclass(frozen=True)
 class LLMConfig:
     "Where and how to call a chat model (no key: see `make_client`)."
     model: str                    # model name at the endpoint
-    base_url: str | None = None   # OpenAI-compatible endpoint; None = the SDK's default
+    base_url: str | None = None   # OpenAI-compatible endpoint; None = not configured (`make_client` refuses)
     timeout: float = 60.0         # seconds per HTTP request
     max_retries: int = 2          # retries after a timeout, connection error, 408/409/429 or 5xx (SDK backoff)
 
@@ -49,11 +49,15 @@ def llm_config(model: str | None = None,        # model name; default: settings 
     return LLMConfig(model=model, base_url=base_url or None, timeout=timeout, max_retries=max_retries)
 
 # %% ../nbs/04_llm.ipynb #8bb89817
+NO_ENDPOINT = ("no model endpoint configured: set [model] base_url in settings.ini, COMPOWORLD_MODEL_BASE_URL or OPENAI_BASE_URL, "
+               "or pass --base-url (a model is called only at an endpoint you name)")
+
 def make_client(cfg: LLMConfig,         # endpoint, timeout, retries
                 http_client: Any = None,  # an `httpx2.Client` (e.g. with a `MockTransport`); default: the SDK's own
                 api_key: str | None = None,  # default: $OPENAI_API_KEY; never stored in settings or files
                ):
-    "An `openai.OpenAI` client for `cfg`."
+    "An `openai.OpenAI` client for `cfg`. ValueError (one line saying how to configure one) when `cfg` has no endpoint: requests never go to the SDK's default public API."
+    if not cfg.base_url: raise ValueError(NO_ENDPOINT)
     import openai
     key = api_key or os.environ.get("OPENAI_API_KEY") or "not-set"
     return openai.OpenAI(api_key=key, base_url=cfg.base_url, timeout=cfg.timeout, max_retries=cfg.max_retries, http_client=http_client)

@@ -1,0 +1,76 @@
+"""Issue 21 (hardening) across layers: a step budget bounds calls (not turns), a policy answering None has no answer,
+a model endpoint is used only when configured and an unreachable one is an error, never a score."""
+import argparse, json
+import pytest
+from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.core import state_hash
+from compoworld_nb.harness import run_episode
+from compoworld_nb.llm import LLMConfig, llm_config, make_client
+from compoworld_nb.trajectory import save_jsonl
+
+LIB, WORLD = default_library()
+
+
+@pytest.fixture(scope="module")
+def task():
+    ts, _ = generate_tasks(1, seed=0, library=LIB, world_factory=WORLD, k=(2, 3), l_min=3, l_max=5, n_distractors=2,
+                           progress=False, max_attempts=60)
+    return ts[0]
+
+
+class Burst:
+    "One assistant turn carrying `k` copies of the task's first reference call (a write when the reference starts with one)."
+    name, thread_safe = "burst", True
+    def __init__(self, k): self.k, self.turns = k, 0
+    def reset(self, task, seed): self.call, self.turns = task.reference[0], 0
+    def act(self, messages):
+        self.turns += 1
+        if self.turns > 1: return {"role": "assistant", "content": "done"}
+        args = {"tool": self.call["tool"], "arguments": self.call["arguments"]}
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{i}", "type": "function", "function": {"name": "call_tool", "arguments": json.dumps(args)}} for i in range(self.k)]}
+
+
+@pytest.mark.parametrize("k,max_steps", [(500, 24), (30, 1), (5, 24)])
+def test_max_steps_bounds_calls_in_one_message(task, k, max_steps):
+    t = run_episode(task, Burst(k), LIB, max_steps=max_steps)
+    assert len(t.steps) == min(k, max_steps)
+    tool_msgs = [m for m in t.messages if m["role"] == "tool"]
+    assert len(tool_msgs) == k                       # every call id gets an answer ...
+    skipped = [json.loads(m["content"]) for m in tool_msgs[max_steps:]]
+    assert all(o["ok"] is False and o["error"]["code"] == 409 and f"max_steps={max_steps}" in o["error"]["message"] for o in skipped)
+
+
+def test_a_policy_returning_none_gives_no_answer_text(task):
+    class Silent:
+        name, thread_safe = "silent", True
+        def reset(self, task, seed): pass
+        def act(self, messages): return None
+    t = run_episode(task, Silent(), LIB, max_steps=4)
+    assert t.final_answer in ("", None) and t.final_answer != "None"
+
+
+def test_no_endpoint_configured_means_no_client():
+    with pytest.raises(ValueError, match="no model endpoint configured"): make_client(llm_config("m", env={}))
+    with pytest.raises(ValueError, match="no model endpoint configured"): make_client(LLMConfig("m"))
+    assert make_client(LLMConfig("m", "http://127.0.0.1:9/v1")).base_url.host == "127.0.0.1"
+
+
+def _evaluate(argv):
+    from compoworld_nb.evaluate import register_cli
+    ap = argparse.ArgumentParser(prog="compoworld"); run = register_cli(ap.add_subparsers(dest="cmd", required=True))
+    return run(ap.parse_args(argv))
+
+
+def test_evaluate_without_an_endpoint_or_with_an_unreachable_one_writes_no_score(task, tmp_path, capsys, monkeypatch):
+    tasks = tmp_path / "tasks.jsonl"; save_jsonl(tasks, [task])
+    for k in ("OPENAI_BASE_URL", "COMPOWORLD_MODEL_BASE_URL"): monkeypatch.delenv(k, raising=False)
+    out = tmp_path / "ev"
+    assert _evaluate(["evaluate", "--tasks", str(tasks), "--policy", "openai:m", "--n", "1", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no model endpoint configured" in err[0] and not out.exists()
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1"); monkeypatch.setenv("COMPOWORLD_MODEL_MAX_RETRIES", "0")
+    assert _evaluate(["evaluate", "--tasks", str(tasks), "--policy", "openai:m", "--n", "1", "--out", str(out)]) == 2
+    err = [l for l in capsys.readouterr().err.strip().splitlines() if not l.startswith("evaluating")]   # tqdm lines aside
+    assert len(err) == 1 and "the model endpoint failed" in err[0] and "503" in err[0], err
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["tasks.jsonl"]
