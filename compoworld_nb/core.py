@@ -117,7 +117,7 @@ for _k, _d in [("key", "a short code phrase that locates a record (project code,
 # %% ../nbs/00_core.ipynb #9e71ecec
 DEFAULTS: dict[str, dict[str, Any]] = {
     "walk": {"k": 5, "l_min": 7, "l_max": 12, "distractors": 5},               # paper §5.1
-    "rewards": {"lam": 0.01, "delta": 1e-6},                                    # paper §5.1 (λ); δ: numerical stability (Eq. 6)
+    "rewards": {"lam": 0.01, "delta": 1e-6, "variant": "completion_focused"},  # paper §5.1 (λ, Eq. 5 for GRPO); δ: numerical stability (Eq. 6)
     "grpo": {"n": 8, "epsilon": 0.20, "epsilon_high": 0.28, "beta": 0.0, "lr": 1e-5, "max_steps": 200},  # paper §5.1
     "sft": {"epochs": 3, "batch": 32, "lr": 1e-4},                              # paper §5.1
     "rollout": {"max_steps": 24, "n": 8},

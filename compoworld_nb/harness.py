@@ -6,42 +6,25 @@ Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
 # %% ../nbs/11_harness.ipynb #f40f7622
 from __future__ import annotations
-import copy, gc, itertools, json, math, random, threading, time
+import copy, inspect, itertools, json, random, time
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 import numpy as np
-from pydantic import BaseModel
 from tqdm.auto import tqdm
 from .core import *
-from .service import Records, check_arguments, lineage, verified_lineage, _collection_set
 from .compose import *
 from .llm import LLMError, llm_config, make_client, chat
 from .trajectory import Trajectory, TrajectoryStep
-from .rubric import Criterion, Rubric, check, get_path, typed_eq, apply_op
+from .rubric import Rubric, FinalScorer, score_finals, final_scorer   # the one scorer (re-exported here for rollouts)
+from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'Policy', 'ScriptedPolicy',
-           'HFPolicy', 'OpenAIPolicy', 'make_policy', 'FinalScorer', 'score_finals', 'final_scorer', 'decode_arguments',
-           'run_episode', 'rollout_group', 'TaskEnvironment']
+__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'TaskEnvironment',
+           'meta_tool_schemas', 'Policy', 'ScriptedPolicy', 'HFPolicy', 'OpenAIPolicy', 'make_policy',
+           'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/11_harness.ipynb #253f92a9
-META_TOOLS = [
-    {"type": "function", "function": {"name": "list_services", "description": "List the services available in this workspace.",
-        "parameters": {"type": "object", "properties": {}, "required": [], "additionalProperties": False}}},
-    {"type": "function", "function": {"name": "list_tools", "description": "List the tools of one service, one line each.",
-        "parameters": {"type": "object", "properties": {"service": {"type": "string", "description": "a service name from list_services"}},
-                       "required": ["service"], "additionalProperties": False}}},
-    {"type": "function", "function": {"name": "describe_tool", "description": "Show the argument schema of one tool.",
-        "parameters": {"type": "object", "properties": {"tool": {"type": "string", "description": "the tool, written service.tool"}},
-                       "required": ["tool"], "additionalProperties": False}}},
-    {"type": "function", "function": {"name": "call_tool", "description": "Call one tool with its arguments.",
-        "parameters": {"type": "object", "properties": {"tool": {"type": "string", "description": "the tool, written service.tool"},
-                                                        "arguments": {"type": "object", "description": "the tool's arguments as an object"}},
-                       "required": ["tool"], "additionalProperties": False}}},
-]
-META_NAMES = [m["function"]["name"] for m in META_TOOLS]
-
 def compact_signature(name: str, parameters: dict) -> str:
     "`svc.tool(req1, req2, opt?)`: a one-line form of a tool for small models."
     req = parameters.get("required", [])
@@ -49,7 +32,7 @@ def compact_signature(name: str, parameters: dict) -> str:
     return f"{name}({', '.join(args)})"
 
 class MetaToolEnv:
-    "One episode's environment: the task's E_C from a fresh s0, driven only through the four meta-tools."
+    "One episode's state machine under `TaskEnvironment`: the task's E_C from a fresh s0, driven only through the four meta-tools (observations as envelopes), every step recorded."
     def __init__(self, task: Task, library: dict, s0: JointState | None = None):
         self.task, self.env = task, task_env(task, library)
         self.s0 = s0 if s0 is not None else materialize_s0(task, library)
@@ -82,7 +65,7 @@ class MetaToolEnv:
 
     def dispatch(self, name: str, arguments: Any) -> dict:
         "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400). Never raises."
-        m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)
+        m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)   # the schemas generated from `TaskEnvironment`
         if m is None: return err(400, f"unknown meta-tool {str(name)[:60]!r}; use one of {META_NAMES}", "name")
         if arguments is None or arguments == "": arguments = {}
         if not isinstance(arguments, dict):
@@ -90,7 +73,7 @@ class MetaToolEnv:
         spec = m["function"]["parameters"]
         extra = [k for k in arguments if k not in spec["properties"]]
         if extra: return err(400, f"{name}: unknown argument {extra[0]!r}", extra[0])
-        miss = [k for k in spec["required"] if k not in arguments]
+        miss = [k for k in spec.get("required", []) if k not in arguments]
         if miss: return err(400, f"{name}: missing required argument {miss[0]!r}", miss[0])
         for k in ("service", "tool"):
             if k in arguments and not isinstance(arguments[k], str):
@@ -113,8 +96,104 @@ class MetaToolEnv:
                                          simulated=simulated, latency=latency))
 
     def criteria(self, answer: str | None = None) -> list[int]:
-        "The rubric's b vector on the current joint state (the values of `Rubric.score`, computed by the shared `final_scorer`)."
+        "The rubric's b vector on the current joint state and final `answer` (the one scorer, `rubric.final_scorer`)."
         return final_scorer(self.task, self.s0).score(self.js, answer)
+
+# %% ../nbs/11_harness.ipynb #748d1660
+class TaskEnvironment:
+    """One episode environment over a task set, a plain TRL/OpenEnv environment: its public methods are exactly `reset`
+    and the four meta-tools (text in, canonical-JSON text out), plus `get_reward` for single-episode use. The rubric
+    stays private: the b vector is `_criteria(answer)`. `GRPOTrainer(environment_factory=...)` shows a model exactly
+    these four tools, and `META_TOOLS` is generated from these methods."""
+    def __init__(self, tasks: dict | list | Task,   # {task_id: Task}, a list of tasks, or one task
+                 library: dict,                     # {name: Service}
+                 obs_chars: int = 600,              # longest observation returned, in characters
+                 reward: str = "uniform",           # the registered reward variant `get_reward` uses (a group of one)
+                 s0: JointState | None = None):     # the initial joint state to start from (one task only; default: materialised)
+        if isinstance(tasks, Task): tasks = {tasks.id: tasks}
+        elif isinstance(tasks, (list, tuple)): tasks = {t.id: t for t in tasks}
+        self.tasks, self.library, self.obs_chars, self.reward, self.env = tasks, library, obs_chars, reward, None
+        self._s0 = {}
+        if s0 is not None:
+            if len(tasks) != 1: raise ValueError(f"s0= needs exactly one task; got {len(tasks)}")
+            self._s0[next(iter(tasks))] = s0
+
+    def reset(self, task_id: str | None = None, **row) -> str | None:
+        "Start a fresh episode of task `task_id` (TRL passes the dataset row; with one task `task_id` may be omitted). KeyError if unknown."
+        if task_id is None and len(self.tasks) == 1: task_id = next(iter(self.tasks))
+        if task_id not in self.tasks: raise KeyError(f"unknown task_id={task_id!r}")
+        t = self.tasks[task_id]
+        if task_id not in self._s0: self._s0[task_id] = materialize_s0(t, self.library)
+        self.env = MetaToolEnv(t, self.library, self._s0[task_id]); return None
+
+    def _obs(self, name, args) -> str:
+        if self.env is None: raise RuntimeError("call reset(task_id=...) before the meta-tools")
+        return canonical_json(self.env.step(name, args))[: self.obs_chars]
+
+    def list_services(self) -> str:
+        """List the services available in this workspace.
+
+        Returns:
+            The observation envelope as JSON: each service's name and description.
+        """
+        return self._obs("list_services", {})
+
+    def list_tools(self, service: str) -> str:
+        """List the tools of one service, one line each.
+
+        Args:
+            service: a service name from list_services
+
+        Returns:
+            The observation envelope as JSON: one compact signature per tool.
+        """
+        return self._obs("list_tools", {"service": service})
+
+    def describe_tool(self, tool: str) -> str:
+        """Show the argument schema of one tool.
+
+        Args:
+            tool: the tool, written service.tool
+
+        Returns:
+            The observation envelope as JSON: the tool's description and argument schema.
+        """
+        return self._obs("describe_tool", {"tool": tool})
+
+    def call_tool(self, tool: str, arguments: dict | None = None) -> str:
+        """Call one tool with its arguments.
+
+        Args:
+            tool: the tool, written service.tool
+            arguments: the tool's arguments as an object
+
+        Returns:
+            The observation envelope as JSON: the tool's result or an error.
+        """
+        return self._obs("call_tool", {"tool": tool, "arguments": arguments})
+
+    def get_reward(self) -> float:
+        "Single-episode reward: the `reward` variant on this episode's b (a group of one; no final answer, so `output` criteria fail). GRPO scores groups and final answers with `train.grpo_reward` instead."
+        return float(rewards.get_reward(self.reward)(np.array([self._criteria(None)]))[0])
+
+    def _weights(self) -> list[float]:
+        "The static criterion weights s_j of the episode's rubric (what `rewards` take as `weights`)."
+        if self.env is None: raise RuntimeError("call reset(task_id=...) first")
+        return self.env.task.v.weights()
+
+    def _criteria(self, answer: str | None = None) -> list[int]:
+        "The rubric's b vector on the episode's current joint state and final `answer` (the one scorer)."
+        if self.env is None: raise RuntimeError("call reset(task_id=...) first")
+        return self.env.criteria(answer)
+
+def meta_tool_schemas(env_cls: type = TaskEnvironment) -> list[dict]:
+    "OpenAI function schemas of the environment's tools, built from its public methods exactly as TRL builds them for GRPO prompts (`transformers.utils.get_json_schema`, methods in name order)."
+    from transformers.utils import get_json_schema
+    probe = env_cls.__new__(env_cls)   # bound methods, as TRL sees them on an instance (no episode is started)
+    return [get_json_schema(m) for n, m in inspect.getmembers(probe, inspect.ismethod) if n not in ("reset", "get_reward") and not n.startswith("_")]
+
+META_TOOLS = meta_tool_schemas()   # the one set of meta-tool schemas: SFT rows, policies, GRPO prompts and the docs all show these
+META_NAMES = [m["function"]["name"] for m in META_TOOLS]
 
 # %% ../nbs/11_harness.ipynb #938035f4
 SYSTEM_PROMPT = ("You work in a workspace of services through four tools: list_services, list_tools, describe_tool "
@@ -211,209 +290,6 @@ def make_policy(spec: str, **kw) -> Policy:
     if kind == "openai" and rest: return OpenAIPolicy(rest, **kw)
     raise ValueError(f"unknown policy spec {spec!r}; expected scripted, scripted:perturb=P, hf:PATH or openai:MODEL")
 
-# %% ../nbs/11_harness.ipynb #f34d983e
-def _num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-_PLAIN: dict[type, frozenset] = {}
-_NOTHING = object()
-
-def _plain_fields(cls: type) -> frozenset:
-    "Fields of a model class whose JSON-mode dump is the stored value itself when that value is a str/int/bool/None/finite float."
-    s = _PLAIN.get(cls)
-    if s is None:
-        dec = cls.__pydantic_decorators__
-        ser = {f for d in dec.field_serializers.values() for f in d.info.fields}
-        if dec.model_serializers or cls.model_config.get("serialize_by_alias") or "*" in ser or cls.model_computed_fields: s = frozenset()
-        else: s = frozenset(n for n, f in cls.model_fields.items() if not f.exclude and n not in ser)
-        _PLAIN[cls] = s
-    return s
-
-class _CriterionScorer:
-    "b of one criterion over many final joint states that share one s0 (same values as `rubric.check`)."
-    def __init__(self, c: Criterion, s0: JointState, diff_of: Callable, dumps: dict):
-        self.c, self.s0, self.diff_of, self.dumps = c, s0, diff_of, dumps
-        self.where = list(c.where.items())
-        self.recs: dict[int, tuple] = {}     # id(record) -> (record, matches `where`, passes `op`)
-        self.states: dict[int, tuple] = {}   # id(final service state) -> (state, b)
-        self.answers: dict = {}
-        self.bases: dict[int, tuple] = {}    # id(s0 collection) -> (collection, matching ids, passing ids, failing ids)
-
-    def _dump(self, r):
-        e = self.dumps.get(id(r))
-        if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
-        return e[1]
-
-    def _get(self, r, path):
-        "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
-        if path and isinstance(r, BaseModel):
-            cur = r
-            for part in (path.split(".") if "." in path else (path,)):
-                if isinstance(cur, BaseModel) and part in _plain_fields(type(cur)): cur = cur.__dict__.get(part, _NOTHING)
-                elif type(cur) is dict and part in cur: cur = cur[part]
-                else: cur = _NOTHING; break
-            t = type(cur)
-            if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
-        return get_path(self._dump(r), path)
-
-    def _rec(self, r) -> tuple[bool, Any]:
-        e = self.recs.get(id(r))
-        if e is not None and e[0] is r: return e[1], e[2]
-        c, m = self.c, True
-        for k, v in self.where:
-            found, x = self._get(r, k)
-            if not (found and typed_eq(x, v)): m = False; break
-        p = None
-        if m and c.kind == "state" and c.op != "count_eq":
-            p = apply_op("absent", *self._get(r, c.field), c.value) if c.op == "absent" else apply_op(c.op, *self._get(r, c.field), c.value, c.tolerance)
-        self.recs[id(r)] = (r, m, p)
-        return m, p
-
-    def _base(self, s0t: dict) -> tuple:
-        "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
-        e = self.bases.get(id(s0t))
-        if e is not None and e[0] is s0t: return e
-        match, good, bad = set(), set(), set()
-        for k, r in dict.items(s0t):
-            m, p = self._rec(r)
-            if m: match.add(k); (good if p else bad).add(k)
-        e = self.bases[id(s0t)] = (s0t, match, good, bad)
-        return e
-
-    def score(self, final: JointState, answer: str | None) -> int:
-        c = self.c
-        if c.kind == "output":
-            if answer not in self.answers: self.answers[answer] = check(c, final, self.s0, answer)
-            return self.answers[answer]
-        st = final.get(c.service)
-        e = self.states.get(id(st))
-        if e is not None and e[0] is st: return e[1]
-        b = self._score(final, st)
-        self.states[id(st)] = (st, b)
-        return b
-
-    def _table(self, st):
-        if st is None or self.c.collection not in _collection_set(type(st)): return None
-        t = st.__dict__.get(self.c.collection)
-        return t if isinstance(t, dict) else None
-
-    def _score(self, final: JointState, st) -> int:
-        c = self.c
-        ft, s0t = self._table(st), self._table(self.s0.get(c.service))
-        D = self.diff_of(ft, s0t) if ft is not None and s0t is not None else None
-        if D is None: return check(c, final, self.s0, None)
-        _, match, good, bad = self._base(s0t)
-        if c.kind == "unchanged":
-            for k in D:
-                for t in (ft, s0t):
-                    if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0]: return self._unchanged(ft, s0t, D, match)
-            return 1                                               # the same untouched records match in both, in the same order
-        touched = [self._rec(dict.__getitem__(ft, k)) for k in D if dict.__contains__(ft, k)]
-        touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
-        if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
-        if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
-        return int(any(touched) or any(k not in D for k in good))
-
-    def _unchanged(self, ft: dict, s0t: dict, D: set, match: set) -> int:
-        "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `rubric.check` does."
-        def n_differing(t): return sum(1 for k in D if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0])
-        if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
-        def selected(t):
-            return [dict.__getitem__(t, k) for k in dict.keys(t) if (self._rec(dict.__getitem__(t, k))[0] if k in D else k in match)]
-        a, b = selected(s0t), selected(ft)
-        if len(a) != len(b): return 0
-        f = self.c.field
-        for x, y in zip(a, b):
-            if x is y: continue
-            vx, vy = (get_path(self._dump(x), f), get_path(self._dump(y), f)) if f else (self._dump(x), self._dump(y))
-            if canonical_json(vx) != canonical_json(vy): return 0
-        return 1
-
-def _counted_lineage(t: dict):
-    "`lineage(t)` if the id count agrees with it (O(touched)), else None."
-    snap, touched = lineage(t)
-    if not isinstance(t, Records): return snap, touched                 # a plain dict: its own verified snapshot
-    idx = snap.index
-    kept = len(snap) - sum(1 for k in touched if k in idx and not dict.__contains__(t, k))
-    added = sum(1 for k in touched if k not in idx and dict.__contains__(t, k))
-    return (snap, touched) if dict.__len__(t) == kept + added else None
-
-class FinalScorer:
-    """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
-    Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
-    never wrote are scored once); per-final memos are dropped past `max_memo` entries, so a long-lived scorer stays small.
-    `verify=True` also checks every untouched id of a final collection by identity (O(records) per collection)."""
-    def __init__(self, rubric: Rubric | Task, s0: JointState, verify: bool = False, max_memo: int = 200_000):
-        self.rubric = rubric.v if isinstance(rubric, Task) else rubric
-        self.s0, self.max_memo = s0, max_memo
-        self._check = verified_lineage if verify else _counted_lineage
-        self._lineages: dict[int, tuple] = {}
-        self._diffs: dict[tuple, tuple] = {}
-        self._dumps: dict[int, tuple] = {}
-        self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
-
-    def _lineage_of(self, t: dict):
-        e = self._lineages.get(id(t))
-        if e is None or e[0] is not t: e = self._lineages[id(t)] = (t, self._check(t))
-        return e[1]
-
-    def _diff_of(self, ft: dict, s0t: dict) -> set | None:
-        "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
-        e = self._diffs.get((id(ft), id(s0t)))
-        if e is not None and e[0] is ft and e[1] is s0t: return e[2]
-        lf, ls = self._lineage_of(ft), self._lineage_of(s0t)
-        d = None
-        if lf is not None and ls is not None and lf[0] is ls[0]:
-            d = {k for k in (lf[1] | ls[1]) if dict.get(ft, k, _NOTHING) is not dict.get(s0t, k, _NOTHING)}
-        self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
-        return d
-
-    def _trim(self) -> None:
-        if len(self._diffs) + len(self._dumps) + sum(len(s.states) for s in self.scorers) > self.max_memo:
-            self._lineages.clear(); self._diffs.clear(); self._dumps.clear()
-            for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
-
-    def score(self, final: JointState, answer: str | None = None) -> list[int]:
-        "b_i: the (M,) 0/1 list for one final joint state and final answer."
-        self._trim()
-        return [s.score(final, answer) for s in self.scorers]
-
-    def matrix(self, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
-        "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
-        answers = [None] * len(finals) if answers is None else list(answers)
-        if len(answers) != len(finals): raise ValueError(f"answers has {len(answers)} entries for {len(finals)} final states")
-        b = np.zeros((len(finals), len(self.scorers)), dtype=np.int64)
-        gc_was = gc.isenabled(); gc.disable()   # the memos make no reference cycles; spare the loop full collections over all the finals
-        try:
-            for i, (f, a) in enumerate(zip(finals, answers)):
-                self._trim()
-                for j, s in enumerate(self.scorers): b[i, j] = s.score(f, a)
-        finally:
-            if gc_was: gc.enable()
-        return b
-
-def score_finals(rubric: Rubric | Task,             # the rubric (or a task, for its rubric)
-                 finals: list[JointState],          # N final joint states of rollouts from `s0`
-                 s0: JointState,                    # the task's initial joint state they started from
-                 answers: list[str | None] | None = None,  # N final answers (None: no answer)
-                 verify: bool = False,              # also check every untouched id by identity (O(records) per final collection)
-                ) -> np.ndarray:                    # (N, M) int64 matrix of 0/1
-    "The pass matrix b: row i equals `rubric.score(finals[i], s0, answers[i])`, computed once per shared record. ValueError if `answers` has the wrong length."
-    return FinalScorer(rubric, s0, verify).matrix(finals, answers)
-
-_SCORERS: dict[tuple, tuple] = {}
-_SCORERS_LOCK = threading.Lock()
-
-def final_scorer(task: Task, s0: JointState) -> FinalScorer:
-    "The shared `FinalScorer` of (task, s0): the episodes of a rollout group, or a trainer's episodes of one task, reuse it (a small cache, rebuilt if the task's rubric changed)."
-    key, rj = (id(task), id(s0)), canonical_json(task.rubric)
-    e = _SCORERS.get(key)
-    if e is not None and e[0] is task and e[1] is s0 and e[2] == rj: return e[3]
-    sc = FinalScorer(task, s0)
-    with _SCORERS_LOCK:
-        if len(_SCORERS) >= 32: _SCORERS.pop(next(iter(_SCORERS)), None)
-        _SCORERS[key] = (task, s0, rj, sc)
-    return sc
-
 # %% ../nbs/11_harness.ipynb #d5dc33c5
 def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
     "Decode a function-call argument string once (OpenAI format); returns (value, None) or (None, 400 observation)."
@@ -438,13 +314,17 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
             code = f" {e.code}" if isinstance(e, LLMError) else ""
             messages.append({"role": "assistant", "content": f"[policy error{code}: {type(e).__name__}: {e}]"}); truncated = False; break
         lat = time.perf_counter() - t0
-        if not isinstance(msg, dict): msg = {"role": "assistant", "content": str(msg)}
+        if not isinstance(msg, dict): msg = {"role": "assistant", "content": None if msg is None else str(msg)}
         calls = msg.get("tool_calls") or []
         if not isinstance(calls, list): calls = [calls]
         messages.append({k: v for k, v in msg.items() if k in ("role", "content", "tool_calls")})
         if not calls: answer, truncated = msg.get("content") or "", False; break
         for c in calls:
             c = c if isinstance(c, dict) else {"function": c}
+            if n >= max_steps:     # max_steps bounds calls, not turns: calls past it are answered, never executed
+                messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": str((c.get("function") or {}).get("name") or "") if isinstance(c.get("function"), dict) else "",
+                                 "content": canonical_json(err(409, f"not executed: the episode's budget of max_steps={max_steps} calls is spent", None))})
+                continue
             f = c.get("function")
             if not isinstance(f, dict):
                 name, raw = "", f
@@ -458,8 +338,9 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
             messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": canonical_json(o)[:obs_chars]})
             n += 1
     b = env.criteria(answer)
+    r = rewards.reward_table([b], ["uniform", "success"], weights=task.v.weights())   # a group of one (rewards.py)
     return Trajectory(task_id=task.id, policy=policy.name, seed=seed, steps=env.steps, final_answer=answer,
-                      criteria=b, rewards={"uniform": sum(b) / len(b), "success": float(all(b))},
+                      criteria=b, rewards={k: float(v[0]) for k, v in r.items()},
                       messages=messages, truncated=truncated)
 
 # %% ../nbs/11_harness.ipynb #6b1e7861
@@ -492,35 +373,3 @@ def rollout_group(task: Task, policy_factory: Callable[[], Policy], library: dic
     def one(i): return run_episode(task, policy_factory(), library, seed + i, max_steps, s0)
     if workers <= 1: return [one(i) for i in range(n)]
     with ThreadPoolExecutor(min(workers, n)) as ex: return list(ex.map(one, range(n)))
-
-# %% ../nbs/11_harness.ipynb #748d1660
-class TaskEnvironment:
-    "Text-in/text-out meta-tool environment over a task set, for trainers (`reset(task_id=...)`, four meta-tools, `criteria()`)."
-    def __init__(self, tasks: dict, library: dict, obs_chars: int = 600):
-        self.tasks, self.library, self.obs_chars, self.env = tasks, library, obs_chars, None
-        self._s0 = {}
-
-    def reset(self, task_id: str | None = None, **row) -> str | None:
-        "Start a fresh episode of task `task_id` (KeyError if unknown)."
-        if task_id not in self.tasks: raise KeyError(f"unknown task_id={task_id!r}")
-        t = self.tasks[task_id]
-        if task_id not in self._s0: self._s0[task_id] = materialize_s0(t, self.library)
-        self.env = MetaToolEnv(t, self.library, self._s0[task_id]); return None
-
-    def _obs(self, name, args) -> str: return canonical_json(self.env.step(name, args))[: self.obs_chars]
-
-    def list_services(self) -> str:
-        "List the services available in this workspace."
-        return self._obs("list_services", {})
-    def list_tools(self, service: str) -> str:
-        "List the tools of one service, one line each.\n\nArgs:\n    service: a service name from list_services"
-        return self._obs("list_tools", {"service": service})
-    def describe_tool(self, tool: str) -> str:
-        "Show the argument schema of one tool.\n\nArgs:\n    tool: the tool, written service.tool"
-        return self._obs("describe_tool", {"tool": tool})
-    def call_tool(self, tool: str, arguments: dict) -> str:
-        "Call one tool with its arguments.\n\nArgs:\n    tool: the tool, written service.tool\n    arguments: the tool's arguments as an object"
-        return self._obs("call_tool", {"tool": tool, "arguments": arguments})
-    def criteria(self) -> list[int]:
-        "The rubric's b vector on the episode's current joint state."
-        return self.env.criteria(None)

@@ -13,7 +13,7 @@ from .core import *
 from .compose import ComposedEnv, JointState, joint_hash, to_openai_name, from_openai_name
 from .llm import LLMConfig, llm_config, make_client, chat, LLMError
 from .walk import DependencyGraph, sample_services, sample_length, sample_walk, walk_settings
-from .rubric import CRITERION_SCHEMA
+from .rubric import criterion_schema
 from .task import (Task, Admission, ADMISSION_RULES, admission_errors, apply_overrides, load_rubric,
                                 materialize_s0, joint_hash_cached, _fixture)
 from .author import AuthoringError, collateral_criteria, default_library
@@ -185,7 +185,7 @@ class LLMAuthor:
             "Design the task now. Reply with one JSON object with keys s0_overrides, instruction, reference (each call with "
             "tool, arguments and visit: its walk position), answer, rubric (Criterion JSON: id, kind 'state' or 'output', "
             "service, collection, where, field, op, value, edge, covers) and changes ([{visit, service, criteria}]).\n"
-            f"Criterion JSON schema: {json.dumps(CRITERION_SCHEMA['properties'])}\nAdmission rules:\n{_rules_text()}"})
+            f"Criterion JSON schema: {json.dumps(criterion_schema()['properties'])}\nAdmission rules:\n{_rules_text()}"})
         errors: list[str] = []
         for attempt in range(self.max_revisions + 1):
             turn = self._chat(messages)

@@ -6,70 +6,81 @@ Docs: https://compoworld.github.io/compoworld_nb/rubric.html.md"""
 
 # %% ../nbs/07_rubric.ipynb #ddcab447
 from __future__ import annotations
-import math, re
-from typing import Any, Literal
-import jsonschema
-from pydantic import BaseModel, ConfigDict, Field
+import functools, gc, math, re, threading
+from types import SimpleNamespace
+from typing import Annotated, Any, Callable, Literal
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 from .core import canonical_json
+from .compose import JointState
+from .service import Records, lineage, verified_lineage, _collection_set
 
 # %% auto #0
-__all__ = ['OPS', 'CRITERION_SCHEMA', 'Criterion', 'typed_eq', 'numbers_in', 'text_contains', 'get_path', 'apply_op', 'check',
-           'Rubric']
+__all__ = ['OPS', 'Op', 'MAX_WEIGHT', 'CriterionError', 'Criterion', 'criterion_schema', 'write_criterion_schema', 'typed_eq',
+           'numbers_in', 'text_contains', 'get_path', 'apply_op', 'check', 'Rubric', 'narrow', 'FinalScorer',
+           'score_finals', 'final_scorer']
 
 # %% ../nbs/07_rubric.ipynb #6652a40b
 OPS = ("eq", "ne", "approx", "contains", "in", "exists", "absent", "count_eq", "gte", "lte")
+Op = Literal[OPS]
+MAX_WEIGHT = 1e6   # the largest static criterion weight: weights are finite and in (0, MAX_WEIGHT]
 
-CRITERION_SCHEMA = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "compoworld_nb rubric criterion",
-    "type": "object",
-    "required": ["id", "kind"],
-    "additionalProperties": False,
-    "properties": {
-        "id": {"type": "string", "minLength": 1},
-        "kind": {"enum": ["state", "unchanged", "output"]},
-        "service": {"type": ["string", "null"]},
-        "collection": {"type": ["string", "null"]},
-        "where": {"type": "object"},
-        "field": {"type": ["string", "null"]},
-        "op": {"enum": list(OPS)},
-        "value": {},
-        "tolerance": {"type": "number", "minimum": 0},
-        "weight": {"type": "number", "exclusiveMinimum": 0},
-        "edge": {"type": ["array", "null"], "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
-        "covers": {"type": "array", "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}},
-        "description": {"type": "string"},
-    },
-    "allOf": [{"if": {"properties": {"kind": {"enum": ["state", "unchanged"]}}},
-               "then": {"required": ["service", "collection"]}},
-              {"if": {"properties": {"kind": {"enum": ["state", "output"]}}}, "then": {"required": ["op"]}}],
-}
+class CriterionError(ValueError):
+    "A criterion row that the `Criterion` model refuses; the message names the criterion id, the field and the problem."
 
-_VALIDATOR = jsonschema.Draft202012Validator(CRITERION_SCHEMA)  # built once: `jsonschema.validate` re-checks the schema on every call
+_Pair = Annotated[list[StrictInt], Field(min_length=2, max_length=2)]
 
 class Criterion(BaseModel):
-    "One rubric criterion (Criterion JSON contract); b_ij = `check(...)`."
-    model_config = ConfigDict(extra="forbid")
-    id: str
-    kind: Literal["state", "unchanged", "output"]
-    op: str = "eq"  # ignored by `unchanged`
-    service: str | None = None
-    collection: str | None = None
-    where: dict = Field(default_factory=dict)
-    field: str | None = None
-    value: Any = None
-    tolerance: float = 1e-6
-    weight: float = 1.0
-    edge: list[int] | None = None                       # the walk edge [ℓ, ℓ+1] this goal criterion checks
-    covers: list[list[int]] = Field(default_factory=list)  # every walk edge whose information this check depends on
+    "One rubric criterion, the one definition of the Criterion JSON contract (the JSON Schema is generated from it); b_ij = `check(...)`."
+    model_config = ConfigDict(extra="forbid", title="compoworld_nb rubric criterion", json_schema_extra={
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "allOf": [{"if": {"properties": {"kind": {"enum": ["state", "unchanged"]}}},
+                   "then": {"required": ["service", "collection"],
+                            "properties": {"service": {"type": "string", "minLength": 1}, "collection": {"type": "string", "minLength": 1}}}},
+                  {"if": {"properties": {"kind": {"const": "output"}}}, "then": {"properties": {"op": {"not": {"const": "count_eq"}}}}}]})
+    id: str = Field(min_length=1)                       # unique within the rubric
+    kind: Literal["state", "unchanged", "output"]       # final state / collateral (records as in s0) / final answer
+    op: Op = "eq"                                       # the operator (`unchanged` ignores it)
+    service: str | None = None                          # required (non-empty) for `state` and `unchanged`
+    collection: str | None = None                       # required (non-empty) for `state` and `unchanged`
+    where: dict[str, Any] = Field(default_factory=dict) # record selector: dotted field path -> typed value
+    field: str | None = None                            # dotted path of the checked field (None: the whole record)
+    value: Any = None                                   # the typed value the operator compares with
+    tolerance: float = Field(1e-6, ge=0, allow_inf_nan=False, strict=True)  # `approx` (and numbers in text) within this
+    weight: float = Field(1.0, gt=0, le=MAX_WEIGHT, allow_inf_nan=False, strict=True)  # static weight s_j (rewards)
+    edge: _Pair | None = None                           # the walk edge [ℓ, ℓ+1] this goal criterion checks
+    covers: list[_Pair] = Field(default_factory=list)   # every walk edge whose information this check depends on
     description: str = ""
+
+    @model_validator(mode="after")
+    def _needs_target(self):
+        if self.kind in ("state", "unchanged") and not (self.service and self.collection):
+            raise ValueError(f"a {self.kind!r} criterion needs a service and a collection")
+        if self.kind == "output" and self.op == "count_eq": raise ValueError("op 'count_eq' counts records; an 'output' criterion checks the final answer")
+        return self
 
     @classmethod
     def load(cls, d: dict) -> "Criterion":
-        "Validate `d` against `CRITERION_SCHEMA` (jsonschema.ValidationError names the path) and build the criterion."
-        _VALIDATOR.validate(d); return cls.model_validate(d)
+        "Validate a JSON row and build the criterion; raises `CriterionError` (a ValueError) naming the id, the field and the problem."
+        try: return cls.model_validate(d)
+        except ValidationError as e:
+            x = e.errors()[0]
+            where = ".".join(map(str, x["loc"])) or "row"
+            cid = d.get("id") if isinstance(d, dict) else None
+            raise CriterionError(f"criterion {cid!r}: {where}: {x['msg']}" + (f" (and {e.error_count() - 1} more)" if e.error_count() > 1 else "")) from None
 
     def to_json(self) -> dict: return self.model_dump(mode="json")
+
+def criterion_schema() -> dict:
+    "The criterion JSON Schema (Draft 2020-12), generated from `Criterion`; the committed copy is `schemas/criterion.schema.json`."
+    s = Criterion.model_json_schema()
+    return {"$schema": s.pop("$schema"), **s}
+
+# %% ../nbs/07_rubric.ipynb #6002c009
+def write_criterion_schema(path) -> None:
+    "Write `criterion_schema()` as indented JSON to `path` (what `schemas/criterion.schema.json` holds)."
+    import json, pathlib
+    pathlib.Path(path).write_text(json.dumps(criterion_schema(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 # %% ../nbs/07_rubric.ipynb #b1ce195f
 def _num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
@@ -93,9 +104,18 @@ def numbers_in(text: str) -> list[float]:
         except ValueError: pass
     return out
 
+@functools.lru_cache(maxsize=4096)
+def _token_re(value: str) -> re.Pattern:
+    lead = r"(?<![-+])" if value[:1].isdigit() else ""   # '417' is not inside 'falcon-417' nor '-417'
+    return re.compile(rf"(?<![\w$]){lead}(?<!\d[.,]){re.escape(value)}(?!\w)(?![.,]\d)")
+
 def text_contains(text: str, value: str) -> bool:
-    "True if `value` occurs in `text` as a whole token sequence (not inside a longer word or number)."
-    return re.search(rf"(?<![\w$]){re.escape(value)}(?!\w)", text) is not None
+    """True if `value` occurs in `text` as whole tokens: the character before it is not a letter, digit, `_` or `$`
+    (nor `-`/`+` when `value` starts with a digit, nor the `1.`/`1,` of a number), and the character after it is not a
+    letter, digit or `_` (nor the `.5`/`,000` continuing a number). So 'falcon-41' is not in 'falcon-417', '10' is not
+    in '$100', '10.5' or '1,100', and 'Falcon' is not in 'falcons'. An empty `value` is in no text."""
+    if not value or not isinstance(text, str): return False
+    return _token_re(value).search(text) is not None
 
 def get_path(rec: Any, path: str | None) -> tuple[bool, Any]:
     "Follow a dotted `path` into a dict record; returns (found, value)."
@@ -108,7 +128,9 @@ def get_path(rec: Any, path: str | None) -> tuple[bool, Any]:
     return True, cur
 
 def apply_op(op: str, found: bool, actual: Any, value: Any, tol: float = 1e-6) -> bool:
-    "Evaluate one operator on a field value (`found`: whether the field exists)."
+    """Evaluate one operator on a field value (`found`: whether the field exists). Comparisons are typed (`typed_eq`);
+    `contains` on a list means an element equal to `value`, on text and a string `value` whole tokens (`text_contains`),
+    on text and a number `value` a number written in the text equal to it within `tol` (never digits inside a longer number)."""
     if op == "exists": return found and actual is not None
     if op == "absent": return not found or actual is None
     if not found: return False
@@ -120,7 +142,7 @@ def apply_op(op: str, found: bool, actual: Any, value: Any, tol: float = 1e-6) -
     if op == "in": return isinstance(value, list) and any(typed_eq(actual, v) for v in value)
     if op == "contains":
         if isinstance(actual, list): return any(typed_eq(a, value) for a in actual)
-        if isinstance(actual, str) and isinstance(value, str): return value in actual
+        if isinstance(actual, str) and isinstance(value, str): return text_contains(actual, value)
         if isinstance(actual, str) and _num(value): return any(typed_eq(x, value, tol) for x in numbers_in(actual))
         return False
     raise ValueError(f"unknown op={op!r}; expected one of {OPS}")
@@ -160,7 +182,7 @@ class Rubric(BaseModel):
 
     @classmethod
     def load(cls, rows: list[dict]) -> "Rubric":
-        "Validate every row against the criterion schema; ids must be unique (ValueError naming the duplicate)."
+        "Validate every row (`Criterion.load`: `CriterionError` naming the id and field); ids must be unique (ValueError naming the duplicate)."
         cs = [Criterion.load(r) for r in rows]
         seen = set()
         for c in cs:
@@ -172,9 +194,260 @@ class Rubric(BaseModel):
     def weights(self) -> list[float]: return [c.weight for c in self.criteria]
 
     def score(self, final: dict, s0: dict | None = None, answer: str | None = None) -> list[int]:
-        "b_i: (M,) list of 0/1, one per criterion."
+        "b_i: (M,) list of 0/1, one per criterion (the plain definition, `check`; `FinalScorer` gives the same values fast)."
         return [check(c, final, s0, answer) for c in self.criteria]
 
     def verify(self, final: dict, s0: dict | None = None, answer: str | None = None) -> bool:
         "v(final) = 1 iff every criterion passes."
         return all(self.score(final, s0, answer))
+
+# %% ../nbs/07_rubric.ipynb #3422e4d3
+_MISSING = object()
+
+def _may_match(rec, where: dict) -> bool:
+    "False only when `rec` certainly fails `where` (a cheap pre-filter; `check` decides)."
+    d = rec.__dict__ if hasattr(rec, "__dict__") else rec
+    for k, v in where.items():
+        if "." in k: continue
+        a = d.get(k, _MISSING) if isinstance(d, dict) else _MISSING
+        if a is _MISSING: continue
+        if isinstance(a, (str, int, float, bool)) or a is None:
+            if isinstance(v, (str, int, float, bool)) or v is None:
+                if not typed_eq(a, v): return False
+        elif isinstance(a, list) and isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in a):
+            if not typed_eq(a, v): return False
+    return True
+
+def narrow(state, c: Criterion):
+    "A stand-in for service state `state` holding only the records of `c.collection` that may match `c.where` (`check` on it gives the same b)."
+    if state is None or c.collection is None: return state
+    col = getattr(state, c.collection, None)
+    if col is None: return state
+    if set(c.where) == {"id"} and isinstance(c.where["id"], str):
+        r = dict.get(col, c.where["id"])
+        return SimpleNamespace(**{c.collection: {c.where["id"]: r} if r is not None else {}})
+    exact = [(k, v) for k, v in c.where.items() if "." not in k and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))]
+    items = dict.items(col)
+    for k, v in exact:   # strings and lists of strings: typed equality is plain equality
+        items = [(rid, r) for rid, r in items if getattr(r, "__dict__", r).get(k, v) == v]
+    rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
+    return SimpleNamespace(**{c.collection: {rid: r for rid, r in items if not rest or _may_match(r, rest)}})
+
+# %% ../nbs/07_rubric.ipynb #228e98fe
+_PLAIN: dict[type, frozenset] = {}
+_NOTHING = object()
+
+def _plain_fields(cls: type) -> frozenset:
+    "Fields of a model class whose JSON-mode dump is the stored value itself when that value is a str/int/bool/None/finite float."
+    s = _PLAIN.get(cls)
+    if s is None:
+        dec = cls.__pydantic_decorators__
+        ser = {f for d in dec.field_serializers.values() for f in d.info.fields}
+        if dec.model_serializers or cls.model_config.get("serialize_by_alias") or "*" in ser or cls.model_computed_fields: s = frozenset()
+        else: s = frozenset(n for n, f in cls.model_fields.items() if not f.exclude and n not in ser)
+        _PLAIN[cls] = s
+    return s
+
+class _CriterionScorer:
+    "b of one criterion over many final joint states that share one s0 (the values of `check`)."
+    def __init__(self, c: Criterion, s0: JointState, diff_of: Callable, dumps: dict):
+        self.c, self.s0, self.diff_of, self.dumps = c, s0, diff_of, dumps
+        self.where = list(c.where.items())
+        self.recs: dict[int, tuple] = {}     # id(record) -> (record, matches `where`, passes `op`)
+        self.states: dict[int, tuple] = {}   # id(final service state) -> (state, b)
+        self.answers: dict = {}
+        self.bases: dict[int, tuple] = {}    # id(s0 collection) -> (collection, matching ids, passing ids, failing ids)
+        self.n0: tuple | None = None         # (s0's service state, its `narrow`ed stand-in) for the plain path
+
+    def _dump(self, r):
+        e = self.dumps.get(id(r))
+        if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
+        return e[1]
+
+    def _get(self, r, path):
+        "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
+        if path and isinstance(r, BaseModel):
+            cur = r
+            for part in (path.split(".") if "." in path else (path,)):
+                if isinstance(cur, BaseModel) and part in _plain_fields(type(cur)): cur = cur.__dict__.get(part, _NOTHING)
+                elif type(cur) is dict and part in cur: cur = cur[part]
+                else: cur = _NOTHING; break
+            t = type(cur)
+            if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
+        return get_path(self._dump(r), path)
+
+    def _rec(self, r) -> tuple[bool, Any]:
+        e = self.recs.get(id(r))
+        if e is not None and e[0] is r: return e[1], e[2]
+        c, m = self.c, True
+        for k, v in self.where:
+            found, x = self._get(r, k)
+            if not (found and typed_eq(x, v)): m = False; break
+        p = None
+        if m and c.kind == "state" and c.op != "count_eq":
+            p = apply_op("absent", *self._get(r, c.field), c.value) if c.op == "absent" else apply_op(c.op, *self._get(r, c.field), c.value, c.tolerance)
+        self.recs[id(r)] = (r, m, p)
+        return m, p
+
+    def _base(self, s0t: dict) -> tuple:
+        "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
+        e = self.bases.get(id(s0t))
+        if e is not None and e[0] is s0t: return e
+        match, good, bad = set(), set(), set()
+        for k, r in dict.items(s0t):
+            m, p = self._rec(r)
+            if m: match.add(k); (good if p else bad).add(k)
+        e = self.bases[id(s0t)] = (s0t, match, good, bad)
+        return e
+
+    def score(self, final: JointState, answer: str | None) -> int:
+        c = self.c
+        if c.kind == "output":
+            if answer not in self.answers: self.answers[answer] = check(c, final, self.s0, answer)
+            return self.answers[answer]
+        st = final.get(c.service)
+        e = self.states.get(id(st))
+        if e is not None and e[0] is st: return e[1]
+        b = self._score(final, st)
+        self.states[id(st)] = (st, b)
+        return b
+
+    def _plain(self, st) -> int:
+        "The plain definition, `check`, on the records of `st` (and of s0) that may match `where` (`narrow`)."
+        c, s0st = self.c, self.s0.get(self.c.service)
+        e = self.n0
+        if e is None or e[0] is not s0st: e = self.n0 = (s0st, narrow(s0st, c))
+        return check(c, {c.service: narrow(st, c)}, {c.service: e[1]}, None)
+
+    def _table(self, st):
+        if st is None or self.c.collection not in _collection_set(type(st)): return None
+        t = st.__dict__.get(self.c.collection)
+        return t if isinstance(t, dict) else None
+
+    def _score(self, final: JointState, st) -> int:
+        c = self.c
+        ft, s0t = self._table(st), self._table(self.s0.get(c.service))
+        D = self.diff_of(ft, s0t) if ft is not None and s0t is not None else None
+        if D is None: return self._plain(st)
+        _, match, good, bad = self._base(s0t)
+        if c.kind == "unchanged":
+            for k in D:
+                for t in (ft, s0t):
+                    if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0]: return self._unchanged(ft, s0t, D, match)
+            return 1                                               # the same untouched records match in both, in the same order
+        touched = [self._rec(dict.__getitem__(ft, k)) for k in D if dict.__contains__(ft, k)]
+        touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
+        if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
+        if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
+        return int(any(touched) or any(k not in D for k in good))
+
+    def _unchanged(self, ft: dict, s0t: dict, D: set, match: set) -> int:
+        "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `check` does."
+        def n_differing(t): return sum(1 for k in D if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0])
+        if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
+        def selected(t):
+            return [dict.__getitem__(t, k) for k in dict.keys(t) if (self._rec(dict.__getitem__(t, k))[0] if k in D else k in match)]
+        a, b = selected(s0t), selected(ft)
+        if len(a) != len(b): return 0
+        f = self.c.field
+        for x, y in zip(a, b):
+            if x is y: continue
+            vx, vy = (get_path(self._dump(x), f), get_path(self._dump(y), f)) if f else (self._dump(x), self._dump(y))
+            if canonical_json(vx) != canonical_json(vy): return 0
+        return 1
+
+def _counted_lineage(t: dict):
+    "`lineage(t)` if the id count agrees with it (O(touched)), else None."
+    snap, touched = lineage(t)
+    if not isinstance(t, Records): return snap, touched                 # a plain dict: its own verified snapshot
+    idx = snap.index
+    kept = len(snap) - sum(1 for k in touched if k in idx and not dict.__contains__(t, k))
+    added = sum(1 for k in touched if k not in idx and dict.__contains__(t, k))
+    return (snap, touched) if dict.__len__(t) == kept + added else None
+
+class FinalScorer:
+    """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
+    Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
+    never wrote are scored once); per-final memos are dropped past `max_memo` entries, so a long-lived scorer stays small.
+    `verify=True` also checks every untouched id of a final collection by identity (O(records) per collection)."""
+    def __init__(self, rubric: Rubric | Any, s0: JointState, verify: bool = False, max_memo: int = 200_000):
+        self.rubric = rubric if isinstance(rubric, Rubric) else rubric.v   # a Rubric, or a task (its `v`)
+        self.s0, self.max_memo = s0, max_memo
+        self._check = verified_lineage if verify else _counted_lineage
+        self._lineages: dict[int, tuple] = {}
+        self._diffs: dict[tuple, tuple] = {}
+        self._dumps: dict[int, tuple] = {}
+        self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
+        self._other: dict[int, tuple] = {}   # id(criterion) -> (criterion, its scorer), for criteria outside the rubric
+
+    def _lineage_of(self, t: dict):
+        e = self._lineages.get(id(t))
+        if e is None or e[0] is not t: e = self._lineages[id(t)] = (t, self._check(t))
+        return e[1]
+
+    def _diff_of(self, ft: dict, s0t: dict) -> set | None:
+        "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
+        e = self._diffs.get((id(ft), id(s0t)))
+        if e is not None and e[0] is ft and e[1] is s0t: return e[2]
+        lf, ls = self._lineage_of(ft), self._lineage_of(s0t)
+        d = None
+        if lf is not None and ls is not None and lf[0] is ls[0]:
+            d = {k for k in (lf[1] | ls[1]) if dict.get(ft, k, _NOTHING) is not dict.get(s0t, k, _NOTHING)}
+        self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
+        return d
+
+    def _trim(self) -> None:
+        if len(self._diffs) + len(self._dumps) + len(self._other) + sum(len(s.states) for s in self.scorers) > self.max_memo:
+            self._lineages.clear(); self._diffs.clear(); self._dumps.clear(); self._other.clear()
+            for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
+
+    def b(self, c: Criterion, final: JointState, answer: str | None = None) -> int:
+        "b of one criterion `c` on `final`: a criterion of this rubric, or any other over the same s0 (a candidate an author tries); its work is memoised while `c` lives."
+        self._trim()
+        for s in self.scorers:
+            if s.c is c: return s.score(final, answer)
+        e = self._other.get(id(c))
+        if e is None or e[0] is not c: e = self._other[id(c)] = (c, _CriterionScorer(c, self.s0, self._diff_of, self._dumps))
+        return e[1].score(final, answer)
+
+    def score(self, final: JointState, answer: str | None = None) -> list[int]:
+        "b_i: the (M,) 0/1 list for one final joint state and final answer."
+        self._trim()
+        return [s.score(final, answer) for s in self.scorers]
+
+    def matrix(self, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
+        "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
+        answers = [None] * len(finals) if answers is None else list(answers)
+        if len(answers) != len(finals): raise ValueError(f"answers has {len(answers)} entries for {len(finals)} final states")
+        b = np.zeros((len(finals), len(self.scorers)), dtype=np.int64)
+        gc_was = gc.isenabled(); gc.disable()   # the memos make no reference cycles; spare the loop full collections over all the finals
+        try:
+            for i, (f, a) in enumerate(zip(finals, answers)):
+                self._trim()
+                for j, s in enumerate(self.scorers): b[i, j] = s.score(f, a)
+        finally:
+            if gc_was: gc.enable()
+        return b
+
+def score_finals(rubric: Rubric | Any,             # the rubric (or a task, for its rubric)
+                 finals: list[JointState],          # N final joint states of rollouts from `s0`
+                 s0: JointState,                    # the task's initial joint state they started from
+                 answers: list[str | None] | None = None,  # N final answers (None: no answer)
+                 verify: bool = False,              # also check every untouched id by identity (O(records) per final collection)
+                ) -> np.ndarray:                    # (N, M) int64 matrix of 0/1
+    "The pass matrix b: row i equals `rubric.score(finals[i], s0, answers[i])`, computed once per shared record. ValueError if `answers` has the wrong length."
+    return FinalScorer(rubric, s0, verify).matrix(finals, answers)
+
+_SCORERS: dict[tuple, tuple] = {}
+_SCORERS_LOCK = threading.Lock()
+
+def final_scorer(task, s0: JointState) -> FinalScorer:
+    "The shared `FinalScorer` of (task, s0): the episodes of a rollout group, or a trainer's episodes of one task, reuse it (a small cache, rebuilt if the task's rubric changed)."
+    key, rj = (id(task), id(s0)), canonical_json(task.rubric)
+    e = _SCORERS.get(key)
+    if e is not None and e[0] is task and e[1] is s0 and e[2] == rj: return e[3]
+    sc = FinalScorer(task, s0)
+    with _SCORERS_LOCK:
+        if len(_SCORERS) >= 32: _SCORERS.pop(next(iter(_SCORERS)), None)
+        _SCORERS[key] = (task, s0, rj, sc)
+    return sc

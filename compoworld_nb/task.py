@@ -20,8 +20,7 @@ from .service import Records, Service, State, cow_view, commit_view, same_value
 from .compose import *
 from .walk import DependencyGraph, check_walk
 from .toolgraph import is_id_name, name_slot, singular
-import jsonschema, fastjsonschema
-from .rubric import Rubric, Criterion, CRITERION_SCHEMA, check, typed_eq, text_contains, numbers_in, get_path
+from .rubric import Rubric, Criterion, FinalScorer, narrow, check, typed_eq, text_contains, numbers_in, get_path
 
 # %% auto #0
 __all__ = ['ADMISSION_RULES', 'Task', 'load_rubric', 'rubric_rows', 'record_model', 'apply_overrides', 'task_env',
@@ -54,28 +53,17 @@ class Task(BaseModel):
     @property
     def v(self) -> Rubric: return load_rubric(self.rubric)
 
-_VALIDATOR = jsonschema.Draft202012Validator(CRITERION_SCHEMA)
-_FAST = fastjsonschema.compile(CRITERION_SCHEMA, use_default=False)   # the same schema compiled to Python (~25x faster)
-
-def _valid_row(d: dict) -> bool:
-    "True if `d` satisfies the criterion schema: the compiled check first; a row it refuses is judged again by jsonschema (whose error `load_rubric` raises). The two agree on this schema (tests/test_task_schema.py)."
-    try: _FAST(d); return True
-    except fastjsonschema.JsonSchemaException: return _VALIDATOR.is_valid(d)
 _RUBRICS: OrderedDict = OrderedDict()
 
 def load_rubric(rows: list[dict]) -> Rubric:
-    "`Rubric.load(rows)` with the criterion schema compiled once and the result memoised by the rows' canonical JSON (jsonschema.ValidationError / ValueError as `Rubric.load`)."
-    key = canonical_json(rows)
+    "`Rubric.load(rows)` (the `Criterion` model validates each row: `CriterionError`; duplicate ids: ValueError), memoised by the rows' canonical JSON."
+    try: key = canonical_json(rows)
+    except (TypeError, ValueError): return Rubric.load(rows)   # rows with no JSON form (e.g. an infinite weight): the model names the fault
     r = _RUBRICS.get(key)
     if r is not None: return r
-    for d in rows:
-        if not _valid_row(d): raise jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(d))
-    cs = [Criterion.model_validate(d) for d in rows]
-    seen = set()
-    for c in cs:
-        if c.id in seen: raise ValueError(f"duplicate criterion id {c.id!r}")
-        seen.add(c.id)
-    r = _RUBRICS[key] = _RUBRICS[canonical_json(r_json := [c.to_json() for c in cs])] = Rubric(criteria=cs)
+    r = Rubric.load(rows)
+    r_json = r.to_json()
+    _RUBRICS[key] = _RUBRICS[canonical_json(r_json)] = r
     _ROWS[id(r)] = (r, r_json)
     while len(_RUBRICS) > 1024: _RUBRICS.popitem(last=False)
     while len(_ROWS) > 1024: _ROWS.popitem(last=False)
@@ -517,35 +505,6 @@ def _neutral(spec: dict) -> Any:
 # %% ../nbs/08_task.ipynb #dd94a188
 _MISSING = object()
 
-def _may_match(rec, where: dict) -> bool:
-    "False only when `rec` certainly fails `where` (a cheap pre-filter; the rubric's own check decides)."
-    d = rec.__dict__ if hasattr(rec, "__dict__") else rec
-    for k, v in where.items():
-        if "." in k: continue
-        a = d.get(k, _MISSING) if isinstance(d, dict) else _MISSING
-        if a is _MISSING: continue
-        if isinstance(a, (str, int, float, bool)) or a is None:
-            if isinstance(v, (str, int, float, bool)) or v is None:
-                if not typed_eq(a, v): return False
-        elif isinstance(a, list) and isinstance(v, list) and all(isinstance(x, (str, int, float)) for x in a):
-            if not typed_eq(a, v): return False
-    return True
-
-def _narrow(state, c: Criterion):
-    "A stand-in for `state` holding only the records of `c.collection` that may match `c.where` (the rubric's own check still decides)."
-    if state is None or c.collection is None: return state
-    col = getattr(state, c.collection, None)
-    if col is None: return state
-    if set(c.where) == {"id"} and isinstance(c.where["id"], str):
-        r = dict.get(col, c.where["id"])
-        return SimpleNamespace(**{c.collection: {c.where["id"]: r} if r is not None else {}})
-    exact = [(k, v) for k, v in c.where.items() if "." not in k and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))]
-    items = dict.items(col)
-    for k, v in exact:   # strings and lists of strings: typed equality is plain equality
-        items = [(rid, r) for rid, r in items if getattr(r, "__dict__", r).get(k, v) == v]
-    rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
-    return SimpleNamespace(**{c.collection: {rid: r for rid, r in items if not rest or _may_match(r, rest)}})
-
 _WRONG: OrderedDict = OrderedDict()   # shared wrong-write generations, see `Admission.wrong_writes`
 _RUNS: OrderedDict = OrderedDict()    # shared probes, see `Admission.run`
 
@@ -562,8 +521,6 @@ class Admission:
     "One task under admission: s0, the probe, the rubric and memoised criterion results."
     def __init__(self, task: Task, library: dict):
         self.task, self.library = task, library
-        self._b: dict = {}
-        self._n0: dict = {}
         self.skip_services: set = set()   # services whose further plausible wrong writes are not wanted (the author's cap)
         self._wrong: list[WrongWrite] | None = None
         self._wrong_iter: Iterator | None = None
@@ -590,23 +547,14 @@ class Admission:
         v = self.task.meta.get("visits")
         return list(v) if isinstance(v, list) and len(v) == len(self.task.reference) and all(isinstance(x, int) for x in v) else None
 
+    @cached_property
+    def scorer(self) -> FinalScorer:
+        "The one scorer (`rubric.FinalScorer`) over this task's s0: every admission rule's b goes through it."
+        return FinalScorer(self.rubric, self.s0)
+
     def b(self, c: Criterion, final: JointState, answer: str | None = None) -> int:
-        "b for criterion `c` on the joint state `final` (memoised per state object of its service)."
-        if c.kind == "output": return check(c, final, self.s0, answer)
-        st = final.get(c.service)
-        key = (c.id, id(st))
-        if key not in self._b:
-            nf = _narrow(st, c)
-            n0 = self._n0.get(c.id)
-            if n0 is None: n0 = self._n0[c.id] = _narrow(self.s0.get(c.service), c)
-            if c.kind == "unchanged" and nf is not None and n0 is not None and not c.field:
-                a_, b_ = getattr(n0, c.collection, {}), getattr(nf, c.collection, {})
-                if list(a_) != list(b_):                                        # a record appeared or went away
-                    self._b[key] = (0, st); return 0
-                if all(a_[k] is b_[k] or a_[k] == b_[k] for k in a_):          # the same records, field for field
-                    self._b[key] = (1, st); return 1
-            self._b[key] = (check(c, {c.service: nf}, {c.service: n0}, answer), st)
-        return self._b[key][0]
+        "b for criterion `c` (of the rubric, or a candidate) on the joint state `final` and `answer` (`FinalScorer.b`)."
+        return self.scorer.b(c, final, answer)
 
     def verify(self, final: JointState, answer: str | None) -> bool:
         return all(self.b(c, final, answer) for c in self.rubric.criteria)
@@ -883,11 +831,19 @@ def _r_answer(a: Admission) -> list[str]:
             out.append(f"criterion {c.id}: the answer {v!r} appears in no observation of the probe")
     return out
 
+def _mistake_states(a: Admission) -> Iterator[tuple[str, JointState]]:
+    "`(criterion id, joint state)` for each mistake the task declares (`meta.mistakes`: a call `{criterion, tool, arguments}` applied to g) that the service accepts."
+    for m in a.task.meta.get("mistakes") or []:
+        js, o = env_call(a.env, a.run.g, m["tool"], m.get("arguments"))
+        if o.get("ok"): yield m.get("criterion"), js
+
 @admission_rule("collateral_catches_wrong_write")
 def _r_coll(a: Admission) -> list[str]:
     "Each collateral criterion fails on at least one plausible wrong write."
     todo = {c.id: c for c in a.collateral}
     if not todo: return []
+    for cid, final in _mistake_states(a):                     # the mistakes the author declared (an exclusion's wrong email)
+        if cid in todo and not a.b(todo[cid], final): del todo[cid]
     for w in a.wrong_writes():
         for cid in [i for i, c in todo.items() if c.service == w.service and not a.b(c, w.final)]: del todo[cid]
         if not todo: break
@@ -1072,7 +1028,7 @@ def _r_revisit(a: Admission) -> list[str]:
 
 def _selected(js: JointState, c: Criterion) -> list[str]:
     "Canonical texts of the records `c` selects (its `where`) in `js`, sorted."
-    st = _narrow(js.get(c.service), c)
+    st = narrow(js.get(c.service), c)
     col = getattr(st, c.collection, None) if st is not None else None
     if not col: return []
     out = []
@@ -1092,6 +1048,62 @@ def _r_changes(a: Admission) -> list[str]:
     ids = {c.id for c in a.goal}
     for ch in a.task.meta.get("changes", []):
         if not set(ch.get("criteria", [])) & ids: out.append(f"the demanded change at visit {ch.get('visit')} has no goal criterion")
+    return out
+
+@admission_rule("condition_decided_by_data")
+def _r_cond(a: Admission) -> list[str]:
+    """Each condition the task declares (`meta.conditions`) is decided by the data: its test (`{op, value}`, `rubric.apply_op`) on
+    the observed value gives the branch the task takes; a text value is one the probe observed at the condition's visit; the
+    branch has criteria and `against` criteria (failing had the other branch been taken) in the rubric, all passing on g."""
+    from compoworld_nb.rubric import apply_op
+    out, ids = [], {c.id: c for c in a.rubric.criteria}
+    for k in a.task.meta.get("conditions") or []:
+        name, test, obs = k.get("name"), k.get("test") or {}, k.get("observed")
+        try: got = apply_op(test.get("op"), True, obs, test.get("value"))
+        except ValueError as e: out.append(f"condition {name}: {e}"); continue
+        if got != k.get("outcome"): out.append(f"condition {name}: {test} on {obs!r} is {got}, but the task takes the {k.get('outcome')} branch")
+        vis = k.get("visit")
+        if isinstance(obs, str) and a.visits is not None and not any(a.obs_facts[i].has(obs) for i, v in enumerate(a.visits) if v == vis):
+            out.append(f"condition {name}: the value {obs!r} is not in any observation of visit {vis}")
+        crit, against = list(k.get("criteria") or []), list(k.get("against") or [])
+        if not crit or not against: out.append(f"condition {name}: no criteria check its branch (criteria={crit}, against={against})")
+        bad = [i for i in crit + against if i not in ids or not a.b(ids[i], a.run.g, a.task.answer)]
+        if bad: out.append(f"condition {name}: criteria {bad} are not in the rubric or fail on g")
+    return out
+
+def _shotgun(a: Admission, c: Criterion, extra: list[str]) -> JointState | None:
+    "g with the text field `c` checks, in every record `c` selects, followed by all of `extra` (the write that names every candidate); None if `c` is not a text criterion."
+    st = a.run.g.get(c.service)
+    col = getattr(st, c.collection, None) if st is not None else None
+    if not col or not c.field: return None
+    recs = {}
+    for rid, r in col.items():
+        d = r.model_dump(mode="json")
+        if not all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): continue
+        found, val = get_path(d, c.field)
+        if not (found and isinstance(val, str)): return None
+        d = _set_path(d, tuple(int(x) if x.isdigit() else x for x in c.field.split(".")), val + " " + " ".join(map(str, extra)))
+        recs[rid] = type(r).model_validate(d)
+    if not recs: return None
+    return {**a.run.g, c.service: st.model_copy(update={c.collection: {**dict(col), **recs}})}
+
+@admission_rule("no_reward_for_guessing")
+def _r_guess(a: Admission) -> list[str]:
+    """A text criterion whose value is one of several candidates (`meta.candidates`: `{criterion id: [the other values]}`) must not
+    be passable by naming them all: on the shotgun write (the checked text, or the final answer, followed by every candidate)
+    some criterion of the rubric fails."""
+    out, ids = [], {c.id: c for c in a.rubric.criteria}
+    for cid, others in (a.task.meta.get("candidates") or {}).items():
+        c = ids.get(cid)
+        if c is None: out.append(f"candidates name criterion {cid!r}, not in the rubric"); continue
+        if c.kind == "output":
+            ans = f"{a.task.answer or ''} {' '.join(map(str, others))}"
+            if all(a.b(x, a.run.g, ans) for x in a.rubric.criteria if x.kind == "output"): out.append(f"criterion {cid}: an answer naming every candidate passes")
+            continue
+        js = _shotgun(a, c, list(others))
+        if js is None: out.append(f"criterion {cid}: cannot write its candidates into {c.service}.{c.collection}.{c.field}"); continue
+        if all(check(x, {x.service: js[x.service]} if x.service else js, a.s0, a.task.answer) for x in a.rubric.criteria if x.kind != "output" and x.service == c.service):
+            out.append(f"criterion {cid}: a write naming every candidate ({len(others)} others) passes every criterion on {c.service}")
     return out
 
 def admission_errors(task: Task, library: dict, rules: list[str] | None = None) -> list[str]:

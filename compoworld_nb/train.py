@@ -20,11 +20,12 @@ from typing import Any, Callable, Literal
 import numpy as np
 import torch
 
+from .core import DEFAULTS
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
-__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'group_stats', 'grpo', 'TrainArgError', 'register_cli',
-           'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward', 'grpo', 'TrainArgError',
+           'register_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/14_train.ipynb #94dffaa1
 @dataclass
@@ -53,7 +54,8 @@ class TrainConfig:
     epsilon_high: float = 0.28  # upper clip (TRL `epsilon_high`)
     beta: float = 0.0  # KL coefficient β
     grpo_lr: float = 1e-5  # GRPO learning rate
-    delta: float = 1e-4  # δ of Eq. 6 (paper gives no value; 1e-4 is TRL's constant)
+    delta: float = DEFAULTS["rewards"]["delta"]  # δ of Eq. 6 (settings.ini rewards.delta; the paper gives no value)
+    reward: str = DEFAULTS["rewards"]["variant"]  # the reward variant GRPO trains with: a name in `rewards.REWARDS` (default: Eq. 5)
     grpo_epochs: float = 1.0  # passes over the GRPO task set when max_steps is -1
     grpo_batch_size: int = 8  # completions per optimizer step; a multiple of `num_generations` (not in the paper)
     max_turns: int = 8  # tool-calling rounds per rollout (TRL `max_tool_calling_iterations`; not in the paper)
@@ -95,7 +97,7 @@ class TrainConfig:
                   grpo_batch_size=get("grpo", "batch", int) or get("grpo", "n", int),
                   max_completion_length=get("grpo", "max_completion_length", int),
                   temperature=get("grpo", "temperature", float), lam=get("rewards", "lam", float),
-                  delta=get("rewards", "delta", float), max_turns=get("rollout", "max_steps", int),
+                  delta=get("rewards", "delta", float), reward=get("rewards", "variant", str), max_turns=get("rollout", "max_steps", int),
                   max_steps=get(stage, "max_steps", int))
         kw = {k: v for k, v in kw.items() if v is not None}
         bad = sorted(set(overrides) - {f.name for f in fields(cls)})
@@ -274,110 +276,45 @@ def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tin
                                            "seconds": seconds})
 
 # %% ../nbs/14_train.ipynb #3e89bd00
-class _MetaEnv:
-    "Base of the wrappers: holds the caller's environment and exposes only the meta-tools to TRL."
-    def __init__(self, env): self._env = env
-    def reset(self, **row):
-        "Reset the wrapped environment for one rollout; TRL passes the dataset row."
-        return self._env.reset(**row)
-    def _criteria(self) -> list[int]: return [int(x) for x in self._env.criteria()]
-
-def _list_services(self) -> str:
-    """List the services available in this environment.
-
-    Returns:
-        The service names with one-line descriptions.
-    """
-    return self._env.list_services()
-
-def _list_tools(self, service: str) -> str:
-    """List the tools of one service.
-
-    Args:
-        service: Name of the service, as given by list_services.
-
-    Returns:
-        The tool names of the service with one-line descriptions.
-    """
-    return self._env.list_tools(service)
-
-def _describe_tool(self, tool: str) -> str:
-    """Describe a tool's arguments.
-
-    Args:
-        tool: Namespaced tool name, such as mail.send.
-
-    Returns:
-        The tool's argument schema.
-    """
-    return self._env.describe_tool(tool)
-
-def _call_tool(self, tool: str, arguments: dict) -> str:
-    """Call a service tool.
-
-    Args:
-        tool: Namespaced tool name, such as mail.send.
-        arguments: The tool's arguments as an object.
-
-    Returns:
-        The observation envelope as JSON.
-    """
-    return self._env.call_tool(tool, arguments)
-
-_META_FNS = {f.__name__[1:]: f for f in (_list_services, _list_tools, _describe_tool, _call_tool)}
-
-def _meta_env_class(env_cls: type) -> type:
-    "A `_MetaEnv` subclass whose tools carry `env_cls`'s docstrings where TRL's schema builder accepts them."
-    from transformers.utils import get_json_schema
-    ns = {}
-    for name, base in _META_FNS.items():
-        if not callable(getattr(env_cls, name, None)):
-            raise TypeError(f"environment {env_cls.__name__} lacks meta-tool method {name!r}")
-        fn = type(base)(base.__code__, base.__globals__, name, base.__defaults__, base.__closure__)
-        fn.__annotations__, fn.__qualname__ = dict(base.__annotations__), f"{env_cls.__name__}.{name}"
-        doc = inspect.getdoc(getattr(env_cls, name))
-        if doc:
-            fn.__doc__ = doc
-            try: get_json_schema(fn)
-            except Exception: fn.__doc__ = base.__doc__
-        else: fn.__doc__ = base.__doc__
-        ns[name] = fn
-    for name in ("reset", "criteria"):
-        if not callable(getattr(env_cls, name, None)):
-            raise TypeError(f"environment {env_cls.__name__} lacks method {name!r}")
-    return type(f"MetaTools_{env_cls.__name__}", (_MetaEnv,), ns)
-
-# %% ../nbs/14_train.ipynb #f7a801c2
 def env_tool_schemas(env_factory: Callable[[], Any] | type,  # environment class or zero-argument factory
                     ) -> list[dict]:
-    "OpenAI function schemas of the four meta-tools, in the order and wording TRL puts in GRPO prompts."
-    from transformers.utils import get_json_schema
-    env = env_factory()
-    w = _meta_env_class(type(env))(env)
-    return [get_json_schema(getattr(w, n)) for n in sorted(_META_FNS)]
+    "The tool schemas GRPO prompts show for this environment: `harness.meta_tool_schemas` of its class (for `TaskEnvironment`, `harness.META_TOOLS`)."
+    from compoworld_nb.harness import meta_tool_schemas
+    return meta_tool_schemas(env_factory if isinstance(env_factory, type) else type(env_factory()))
 
-# %% ../nbs/14_train.ipynb #f3d31978
-def group_stats(b: np.ndarray,  # (N, M) pass matrix of one rollout group, entries in {0, 1}
-                rewards: np.ndarray,  # (N,) rewards R_i of the group
-                lam: float = 0.01,  # λ of Eq. 5
-                delta: float = 1e-4,  # δ of Eq. 6
-               ) -> dict:
-    "Pass rates p_j, weights w_j = λ + 1 − p_j (Eq. 5), and advantages (R_i − mean R)/(σ_R + δ) (Eq. 6) of one group."
-    b, r = np.asarray(b, dtype=float), np.asarray(rewards, dtype=float)
-    p = b.mean(0) if b.size else np.zeros(b.shape[1] if b.ndim == 2 else 0)
-    return {"pass_rate": p.tolist(), "weight": (lam + 1 - p).tolist(), "rewards": r.tolist(),
-            "advantages": ((r - r.mean()) / (r.std() + delta)).tolist()}
+def final_answer(completion) -> str | None:
+    "The final answer of one GRPO completion: the content of its last message when that is an assistant turn without tool calls (a plain-text completion is its own answer); None when the rollout ended mid-call (out of turns or tokens)."
+    if isinstance(completion, str): return completion
+    if not completion: return None
+    m = completion[-1]
+    if not isinstance(m, dict) or m.get("role") != "assistant" or m.get("tool_calls"): return None
+    c = m.get("content")
+    if isinstance(c, list): c = "".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return c if isinstance(c, str) else None
 
 # %% ../nbs/14_train.ipynb #e9fa9443
-class _GroupReward:
-    "TRL reward function: b vectors of each rollout group → caller's `group_reward` R → the group's Eq. 6 advantages."
-    def __init__(self, group_reward: Callable, cfg: TrainConfig):
-        self.group_reward, self.cfg, self.pending = group_reward, cfg, []
-        self.__name__ = "group_reward"  # TRL names reward columns after `__name__`
+class GroupReward:
+    "TRL reward function: per rollout group, b from each environment's `_criteria(final answer)`, then R = the `reward` variant of the group (`rewards.group_rewards`); returns R, one per completion."
+    def __init__(self, reward: str | Callable = "completion_focused",  # a name in `rewards.REWARDS` (looked up each call) or f(b) -> R
+                 num_generations: int = 8,  # N, completions per group
+                 lam: float = 0.01,  # λ of Eq. 5
+                 delta: float = DEFAULTS["rewards"]["delta"]):  # δ of Eq. 6 (history only; TRL computes the training advantage)
+        from compoworld_nb import rewards
+        if isinstance(reward, str): rewards.get_reward(reward)   # KeyError listing the known names, before any rollout
+        self.reward, self.N, self.lam, self.delta, self.pending, self._R = reward, num_generations, lam, delta, [], rewards
+        self.__name__ = reward if isinstance(reward, str) else getattr(reward, "__name__", "group_reward")  # TRL names the column
+
+    def group(self, envs: list, completions: list) -> dict:
+        "Score one rollout group: `{'b', 'R', 'advantages', 'p', 'w', 'alpha'}` (see `rewards.group_rewards`)."
+        b = [list(e._criteria(final_answer(c))) for e, c in zip(envs, completions)]
+        if len({len(x) for x in b}) != 1: raise ValueError(f"b vectors of one group differ in length: {[len(x) for x in b]}")
+        w = getattr(envs[0], "_weights", None)
+        return {"b": np.array(b, dtype=int), **self._R.group_rewards(np.array(b), self.reward, self.lam, self.delta,
+                                                                       w() if callable(w) else None)}
 
     def __call__(self, prompts, completions, environments=None, task_id=None, **kw) -> list[float]:
-        N, n = self.cfg.num_generations, len(completions)
-        if environments is None: raise RuntimeError("GRPO reward needs TRL environments (environment_factory)")
+        N, n = self.N, len(completions)
+        if environments is None: raise RuntimeError("the GRPO reward needs TRL environments (environment_factory)")
         if n % N: raise RuntimeError(f"reward batch of {n} completions is not a whole number of groups of N={N}")
         out = []
         for g in range(n // N):
@@ -385,53 +322,58 @@ class _GroupReward:
             ids = (task_id or [None] * n)[sl]
             if len(set(map(str, ids))) > 1:
                 raise RuntimeError(f"rollout group {g} mixes tasks {sorted(set(map(str, ids)))}; expected N={N} rollouts of one task")
-            b = np.array([e._criteria() for e in environments[sl]], dtype=float)
-            if b.ndim != 2: raise ValueError(f"criteria() vectors of one group differ in length: {[len(x) for x in b]}")
-            r = np.asarray(self.group_reward(b), dtype=float).reshape(-1)
-            if r.shape != (N,): raise ValueError(f"group_reward returned shape {r.shape}, expected ({N},)")
-            st = group_stats(b, r, self.cfg.lam, self.cfg.delta)
-            self.pending.append({"task_id": ids[0], "b": b.astype(int).tolist(), **st})
-            out.extend(st["advantages"])  # Eq. 6 per group; TRL's own mean-centring (scale_rewards="none") then changes nothing
+            s = self.group(environments[sl], completions[sl])
+            self.pending.append({"task_id": ids[0], "b": s["b"].tolist(), "pass_rate": s["p"].tolist(), "weight": s["w"].tolist(),
+                                 "rewards": s["R"].tolist(), "advantages": s["advantages"].tolist()})
+            out.extend(s["R"].tolist())
         return out
 
 class _StepLogger(TrainerCallback):
     "On each TRL log, turn the pending group statistics into one history entry and call `on_step(entry)`."
-    def __init__(self, reward: _GroupReward, on_step: Callable | None):
+    def __init__(self, reward: GroupReward, on_step: Callable | None):
         self.reward, self.on_step, self.history = reward, on_step, []
 
     def on_log(self, args, state, control, logs=None, **kw):
         groups, self.reward.pending = self.reward.pending, []
         if not groups: return
         rewards = [x for g in groups for x in g["rewards"]]
-        ms = {len(g["pass_rate"]) for g in groups}
-        pr = np.mean([g["pass_rate"] for g in groups], 0).tolist() if len(ms) == 1 else None
+        same_m = len({len(g["pass_rate"]) for g in groups}) == 1
+        mean = lambda k: np.mean([g[k] for g in groups], 0).tolist() if same_m else None
         entry = {"step": state.global_step, "reward_mean": float(np.mean(rewards)), "reward_std": float(np.std(rewards)),
-                 "rewards": rewards, "pass_rate": pr,
-                 "weight": None if pr is None else [self.reward.cfg.lam + 1 - p for p in pr],
+                 "rewards": rewards, "pass_rate": mean("pass_rate"), "weight": mean("weight"),
                  "groups": groups, "loss": (logs or {}).get("loss"),
                  "tool_calls": (logs or {}).get("tools/call_frequency"), "trl": dict(logs or {})}
         self.history.append(entry)
         if self.on_step is not None: self.on_step(entry)
 
 # %% ../nbs/14_train.ipynb #48f3727f
+def _only_group_reward(trainer, reward: GroupReward) -> None:
+    "Drop the reward columns TRL added for environments' own `get_reward`: GRPO here is scored by `reward` alone (Eq. 5 needs the group and the final answer), so TRL's `reward` is R."
+    keep = [i for i, f in enumerate(trainer.reward_funcs) if f is reward]
+    for name in ("reward_funcs", "reward_func_names", "reward_processing_classes"):
+        setattr(trainer, name, [getattr(trainer, name)[i] for i in keep])
+    trainer.reward_weights = trainer.reward_weights[keep]
+
 def grpo(model_dir: str | Path,  # local HF model directory (e.g. the SFT output)
          dataset,  # `datasets.Dataset` or list of rows with `prompt` (str or messages) and `task_id`
-         env_factory: Callable[[], Any],  # () -> env with the 4 meta-tools, `reset(**row)` and `criteria() -> list[int]`
-         group_reward: Callable[[np.ndarray], np.ndarray],  # b (N, M) in {0,1} -> R (N,), e.g. Eq. 5; per group
+         env_factory: Callable[[], Any],  # () -> environment (`harness.TaskEnvironment`): `reset(**row)`, the meta-tools, `_criteria(answer)`
+         group_reward: str | Callable[[np.ndarray], np.ndarray] | None = None,  # a name in `rewards.REWARDS` (default: `cfg.reward`) or b (N, M) -> R (N,)
          cfg: TrainConfig | None = None,  # settings; defaults are the paper's §5.1 (N=8, ε=(0.20, 0.28), β=0, lr 1e-5)
          out_dir: str | Path = "runs/grpo",  # where the trained model and tokenizer are saved
          on_step: Callable[[dict], None] | None = None,  # called with each history entry (live monitors)
          callbacks: list | None = None,  # extra transformers `TrainerCallback`s, run after the built-in ones
         ) -> dict:
-    """Multi-turn GRPO through TRL's `environment_factory`; tool-result tokens are masked from the loss by TRL.
+    """Multi-turn GRPO through TRL's `environment_factory`, the environment used as it is; tool-result tokens are
+    masked from the loss by TRL. The reward of a completion is R (`GroupReward`: the `group_reward` variant over its
+    rollout group, each rollout scored on its final state and final answer); TRL's group scaling gives the advantage.
 
-    Each history entry: `step`, `reward_mean`, `reward_std`, `rewards` (raw R, one per completion), `pass_rate`
-    and `weight` (per criterion, w_j = λ + 1 − p_j, averaged over the step's groups; None when groups have
-    different M), `groups` (per group: `task_id`, `b` (N×M), `pass_rate`, `weight`, `rewards`, `advantages`
-    (Eq. 6)), `loss`, `trl` (TRL's log dict). Returns `{"history", "log", "steps", "max_steps", "stopped", "seconds",
-    "out_dir"}`; the model is saved to `out_dir` only when the run reaches `max_steps` (as in `sft`, a run stopped
-    early by a callback has `stopped=True`, `out_dir=None`). Raises `RuntimeError` for `backend="unsloth"` without CUDA, `ValueError` for rows
-    without `prompt`/`task_id` or a `group_reward` of the wrong shape."""
+    Each history entry: `step`, `reward_mean` (= TRL's logged `reward`), `reward_std`, `rewards` (R, one per
+    completion), `pass_rate` and `weight` (per criterion, w_j = λ + 1 − p_j, averaged over the step's groups; None
+    when groups have different M), `groups` (per group: `task_id`, `b` (N×M), `pass_rate`, `weight`, `rewards`,
+    `advantages` (Eq. 6)), `loss`, `trl` (TRL's log dict). Returns `{"history", "log", "steps", "max_steps",
+    "stopped", "seconds", "out_dir"}`; the model is saved to `out_dir` only when the run reaches `max_steps` (as in
+    `sft`, a run stopped early by a callback has `stopped=True`, `out_dir=None`). Raises `RuntimeError` for
+    `backend="unsloth"` without CUDA, `ValueError` for rows without `prompt`/`task_id`, KeyError for an unknown reward name."""
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
@@ -443,24 +385,20 @@ def grpo(model_dir: str | Path,  # local HF model directory (e.g. the SFT output
             raise ValueError(f"GRPO row {i} needs 'prompt' and 'task_id'; columns={sorted(r)}")
     rows = [{**r, "prompt": [{"role": "user", "content": r["prompt"]}] if isinstance(r["prompt"], str) else r["prompt"]}
             for r in rows]
+    reward = GroupReward(cfg.reward if group_reward is None else group_reward, cfg.num_generations, cfg.lam, cfg.delta)
     model, tok, peft_config = _load_for_training(model_dir, cfg, cfg.max_completion_length + 2048)
     tok.padding_side = "left"
-    probe = env_factory()
-    Wrapper = _meta_env_class(type(probe))
-    pool = [probe]
-    def factory():
-        return Wrapper(pool.pop() if pool else env_factory())
-    reward = _GroupReward(group_reward, cfg)
     steplog, logs = _StepLogger(reward, on_step), _LogHistory()
     args = GRPOConfig(output_dir=str(out_dir / "_trainer"), learning_rate=cfg.grpo_lr, num_train_epochs=cfg.grpo_epochs,
                       per_device_train_batch_size=cfg.grpo_batch_size, steps_per_generation=1,
                       num_generations=cfg.num_generations, max_completion_length=cfg.max_completion_length,
                       max_tool_calling_iterations=cfg.max_turns, epsilon=cfg.epsilon, epsilon_high=cfg.epsilon_high,
-                      beta=cfg.beta, loss_type=cfg.loss_type, scale_rewards="none", temperature=cfg.temperature,
+                      beta=cfg.beta, loss_type=cfg.loss_type, scale_rewards="group", temperature=cfg.temperature,
                       top_k=0, top_p=1.0, **_common_args(cfg))
     trainer = GRPOTrainer(model=model, reward_funcs=[reward], args=args, train_dataset=Dataset.from_list(rows),
-                          processing_class=tok, peft_config=peft_config, environment_factory=factory,
+                          processing_class=tok, peft_config=peft_config, environment_factory=env_factory,
                           callbacks=[logs, steplog, *(callbacks or []), watch := _StopWatch()])
+    _only_group_reward(trainer, reward)
     t0 = time.perf_counter()
     with torch_threads(cfg.threads): trainer.train()
     seconds = time.perf_counter() - t0
@@ -513,6 +451,7 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     g.add_argument("--max-completion-length", type=_positive(int, "--max-completion-length"), default=None,
                    help="tokens per rollout, tool results included")
     g.add_argument("--temperature", type=_positive(float, "--temperature"), default=None, help="rollout sampling temperature")
+    g.add_argument("--reward", default=None, help="reward variant GRPO trains with: a name in rewards.REWARDS (settings: rewards.variant)")
     g.add_argument("--obs-chars", type=_positive(int, "--obs-chars"), default=None, help="longest observation shown, in characters")
     for x in (s, g):
         x.add_argument("--model", required=True, help="a local HF model directory" + (", or 'tiny' to build one" if x is s else ""))
@@ -568,9 +507,9 @@ def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT row
 
 # %% ../nbs/14_train.ipynb #7f22edf5
 def _meta_tools() -> list[dict]:
-    "The meta-tool schemas GRPO shows (`TaskEnvironment` through TRL), so SFT rows and GRPO prompts match."
-    from compoworld_nb.harness import TaskEnvironment
-    return env_tool_schemas(lambda: TaskEnvironment({}, {}))
+    "The meta-tool schemas GRPO shows (`harness.META_TOOLS`, generated from `TaskEnvironment`), so SFT rows and GRPO prompts match."
+    from compoworld_nb.harness import META_TOOLS
+    return META_TOOLS
 
 def cmd_train(a: argparse.Namespace) -> dict:
     "Run `compoworld train sft|grpo` from parsed arguments; returns the JSON summary. Raises `TrainArgError` naming a bad value."
@@ -613,7 +552,6 @@ def _cmd_grpo(a, st, over, out: Path) -> dict:
     from compoworld_nb.author import default_library
     from compoworld_nb.harness import TaskEnvironment
     from compoworld_nb.data import grpo_rows
-    from compoworld_nb import rewards as R
     tasks = []
     for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
         try: tasks.append(Task.model_validate(r))
@@ -625,14 +563,15 @@ def _cmd_grpo(a, st, over, out: Path) -> dict:
         if a.n < 2: raise TrainArgError(f"--n {a.n} must be >= 2 (GRPO advantages compare rollouts within a group)")
         over.update(num_generations=a.n, grpo_batch_size=a.n)
     for k, f in (("lr", "grpo_lr"), ("lam", "lam"), ("max_turns", "max_turns"), ("temperature", "temperature"),
-                 ("max_completion_length", "max_completion_length")):
+                 ("max_completion_length", "max_completion_length"), ("reward", "reward")):
         if getattr(a, k) is not None: over[f] = getattr(a, k)
     try: cfg = TrainConfig.from_settings(st, "grpo", **over)
     except ValueError as e: raise TrainArgError(str(e)) from None
+    from compoworld_nb.rewards import REWARDS
+    if cfg.reward not in REWARDS: raise TrainArgError(f"--reward {cfg.reward!r} is not a registered reward variant; known: {sorted(REWARDS)}")
     by_id = {t.id: t for t in tasks}
     obs = a.obs_chars or 600
-    res = grpo(a.model, grpo_rows(tasks), lambda: TaskEnvironment(by_id, library, obs_chars=obs),
-               lambda b: R.completion_focused(b, lam=cfg.lam), cfg, out)
+    res = grpo(a.model, grpo_rows(tasks), lambda: TaskEnvironment(by_id, library, obs_chars=obs), cfg.reward, cfg, out)
     h = res["history"]
     summary = {"command": "train grpo", "model": str(a.model), "out": str(out.absolute()), "tasks": len(tasks),
                "steps": res["steps"], "reward_by_step": [x["reward_mean"] for x in h],

@@ -20,7 +20,7 @@ from .core import canonical_json
 from .compose import JointState, diff, joint_hash
 from .walk import sample_services, sample_walk, check_walk, DependencyGraph
 from .trajectory import Trajectory
-from .rubric import OPS, CRITERION_SCHEMA, Criterion, Rubric, check
+from .rubric import OPS, Criterion, Rubric, check
 from .task import Task, materialize_s0
 from .author import default_library, can_follow
 from .harness import MetaToolEnv
@@ -404,9 +404,7 @@ def parse_value(text: str, # the text of a value box
 
 def load_criterion(d: dict) -> Criterion:
     "`Criterion.load(d)` (fast enough to re-validate on every keystroke); raises ValueError naming the criterion and the schema path."
-    try: return Criterion.load(d)
-    except jsonschema.ValidationError as e:
-        raise ValueError(f"criterion {d.get('id')!r}: {e.message} (at {'/'.join(map(str, e.absolute_path)) or 'top level'})") from None
+    return Criterion.load(d)   # CriterionError (a ValueError) names the criterion, the field and the problem
 
 def _describe(c: Criterion) -> str:
     "A one-line reading of a criterion: kind, target and field."

@@ -1,6 +1,6 @@
 "Rubric criteria: typed comparison and the verifier."
-import pytest, jsonschema
-from compoworld_nb.rubric import Rubric, Criterion, apply_op, numbers_in, check, CRITERION_SCHEMA
+import math, pytest
+from compoworld_nb.rubric import Rubric, Criterion, CriterionError, apply_op, numbers_in, check, text_contains
 from compoworld_nb.service import Record, State
 
 class Msg(Record):
@@ -38,8 +38,27 @@ def test_state_unchanged_and_counts():
     assert r.score(s1, S0) == [1, 0, 1, 1]
     assert r.score(S0, S0) == [0, 1, 0, 1]
 
-def test_schema_rejects_bad_criteria():
-    with pytest.raises(jsonschema.ValidationError): Criterion.load({"id": "x", "kind": "state", "op": "eq"})
-    with pytest.raises(jsonschema.ValidationError): Criterion.load({"id": "x", "kind": "output", "op": "matches"})
+def test_model_rejects_bad_criteria():
+    with pytest.raises(CriterionError, match="needs a service and a collection"): Criterion.load({"id": "x", "kind": "state", "op": "eq"})
+    with pytest.raises(CriterionError, match="criterion 'x': op"): Criterion.load({"id": "x", "kind": "output", "op": "matches"})
+    with pytest.raises(ValueError): Criterion.model_validate({"id": "x", "kind": "output", "op": "bogus"})
+    with pytest.raises(ValueError): Criterion.model_validate({"id": "x", "kind": "state", "collection": "c"})
+    for w in (math.inf, math.nan, 0, -1, 1e7, True, "1"):
+        with pytest.raises(CriterionError, match="weight"): Criterion.load({"id": "x", "kind": "output", "weight": w})
+    assert Criterion.load({"id": "x", "kind": "output", "weight": 1e6}).weight == 1e6
     with pytest.raises(ValueError): Rubric.load([{"id": "x", "kind": "output", "op": "eq"}] * 2)
     assert numbers_in("1,200 and -3.5") == [1200.0, -3.5]
+
+@pytest.mark.parametrize("text,value,expect", [
+    ("code falcon-417", "falcon-41", False), ("code falcon-41", "falcon-41", True), ("code falcon-41.", "falcon-41", True),
+    ("costs $100", "10", False), ("costs 10.5", "10", False), ("1,100 units", "100", False), ("x-10", "10", False),
+    ("room 10, left", "10", True), ("falcons fly", "falcon", False), ("Falcon", "falcon", False), ("a@x.com, b", "a@x.com", True),
+    ("", "x", False), ("x", "", False)])
+def test_contains_on_text_matches_whole_tokens(text, value, expect):
+    assert text_contains(text, value) is expect
+    assert apply_op("contains", True, text, value) is expect   # state values: the same typed comparison
+
+def test_state_contains_is_typed():
+    box = {"m": Box(messages={"a": Msg(id="a", text="code falcon-417 costs $100")})}
+    row = lambda v: {"id": "c", "kind": "state", "service": "m", "collection": "messages", "field": "text", "op": "contains", "value": v}
+    assert [check(Criterion.load(row(v)), box) for v in ("falcon-41", "falcon-417", 10, 100, "10", "$100")] == [0, 1, 0, 1, 0, 1]

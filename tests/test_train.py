@@ -61,7 +61,8 @@ class ToyEnv:
         self.calls.append(tool)
         return '{"ok": true}'
 
-    def criteria(self) -> list[int]:
+    def _criteria(self, answer=None) -> list[int]:
+        "The b vector (private: TRL shows public methods as tools)."
         return [int("mail.send" in self.calls), self.odd]
 
 
@@ -221,6 +222,9 @@ def test_grpo_two_steps_with_environment(warm, tmp_path, monkeypatch):
         assert g["task_id"] == "t0" and np.array(g["b"]).shape == (4, 2)
         assert np.allclose(g["rewards"], completion_focused(np.array(g["b"], dtype=float)))
         assert h["pass_rate"][1] == 0.5 and h["reward_std"] > 0  # every other episode passes criterion 1
+        assert h["trl"]["reward"] == pytest.approx(h["reward_mean"], abs=1e-6)   # TRL's logged reward is the mean R
+        assert h["trl"]["reward_std"] == pytest.approx(np.std(h["rewards"], ddof=1), abs=1e-5)
+        assert np.allclose(g["advantages"], (np.array(g["rewards"]) - np.mean(g["rewards"])) / (np.std(g["rewards"]) + 1e-6))
     assert changed(before, params(tmp_path / "grpo"))
     # TRL masks tool-result tokens from the loss: what the mask removes is exactly the tool turn
     n_masked = 0
@@ -421,3 +425,81 @@ def test_register_cli_sets_handler_like_the_compoworld_parser(tiny, tmp_path, ca
         p.parse_args(["train", "grpo", "--model", "m", "--tasks", "t", "--out", "o", "--temperature", "hot"])
     assert e.value.code == 2
     assert capsys.readouterr().err == ("compoworld: error: argument --temperature: --temperature 'hot' is not a float\n")
+
+
+# --- one loop: the environment TRL sees, the reward GRPO trains with ------------------------------------------------------
+from compoworld_nb.harness import META_TOOLS, TaskEnvironment
+from compoworld_nb.train import GroupReward, final_answer
+
+
+def test_env_tool_schemas_are_the_meta_tools():
+    assert env_tool_schemas(TaskEnvironment) == META_TOOLS
+    assert env_tool_schemas(lambda: TaskEnvironment({}, {})) == META_TOOLS
+    from compoworld_nb.data import sft_rows
+    from compoworld_nb.trajectory import Trajectory
+    t = Trajectory(task_id="t", policy="p", seed=0, criteria=[1], messages=DATA[0]["messages"])
+    assert sft_rows([t])[0]["tools"] == META_TOOLS    # SFT rows default to the schemas GRPO shows
+
+
+def test_environment_factory_used_directly_gets_exactly_the_four_meta_tools(task, tiny, tmp_path):
+    "As TRL's docs show: `GRPOTrainer(environment_factory=TaskEnvironment...)` with no wrapper."
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+    from compoworld_nb.author import default_library
+    lib, _ = default_library()
+    args = GRPOConfig(output_dir=str(tmp_path), use_cpu=True, per_device_train_batch_size=2, num_generations=2,
+                      max_completion_length=16, report_to=[], save_strategy="no")
+    ds = Dataset.from_list([{"prompt": [{"role": "user", "content": task.u}], "task_id": task.id}])
+    trainer = GRPOTrainer(model=str(tiny), args=args, train_dataset=ds, environment_factory=lambda: TaskEnvironment({task.id: task}, lib))
+    assert sorted(m.__name__ for m in trainer.tools) == ["call_tool", "describe_tool", "list_services", "list_tools"]
+    assert trainer.reward_func_names == ["TaskEnvironment"]            # the single-episode `get_reward`, as TRL documents
+    env = trainer._environment_pool[None][0]
+    env.reset(task_id=task.id)
+    assert env.get_reward() == pytest.approx(float(np.mean(env._criteria(None))))   # uniform of b on s0
+
+
+def test_grpo_reward_scores_the_final_answer(task):
+    "A task with an `output` criterion reaches success 1.0 under GRPO's reward when the final message answers."
+    from compoworld_nb import rewards
+    from compoworld_nb.author import default_library
+    lib, _ = default_library()
+    t = task.model_copy(update={"rubric": task.rubric + [{"id": "c_answer", "kind": "output", "op": "contains", "value": "falcon-417"}]})
+    envs = []
+    for _ in range(4):
+        e = TaskEnvironment({t.id: t}, lib)
+        e.reset(task_id=t.id)
+        for c in t.reference: e.call_tool(c["tool"], c["arguments"])
+        envs.append(e)
+    call = {"role": "assistant", "content": "", "tool_calls": [{"type": "function", "function": {"name": "list_services", "arguments": {}}}]}
+    tool = {"role": "tool", "name": "list_services", "content": "{}"}
+    comps = [[call, tool, {"role": "assistant", "content": "Done: the code is falcon-417."}],
+             [{"role": "assistant", "content": "falcon-417"}],
+             [call, tool, {"role": "assistant", "content": "Done: the code is falcon-41."}],   # not the same token
+             [call, tool, call]]                                                              # ran out of turns mid-call
+    assert [final_answer(c) for c in comps] == ["Done: the code is falcon-417.", "falcon-417", "Done: the code is falcon-41.", None]
+    gr = GroupReward("completion_focused", num_generations=4)
+    R = gr(prompts=[None] * 4, completions=comps, environments=envs, task_id=[t.id] * 4)
+    b = np.array(gr.pending[0]["b"])
+    assert b[:, :-1].all() and b[:, -1].tolist() == [1, 1, 0, 0]
+    assert R[:2] == [1.0, 1.0] and max(R[2:]) < 1
+    assert rewards.success(b).tolist() == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_a_registered_variant_is_the_one_grpo_trains_with(warm, tmp_path):
+    from compoworld_nb import rewards
+
+    @rewards.register_reward("test_quarter_first", replace=True)
+    def quarter_first(b):
+        "A variant defined by the caller: a quarter point for criterion 0 only."
+        return 0.25 * np.asarray(b)[:, 0]
+
+    cfg = TrainConfig(num_generations=4, grpo_batch_size=4, max_steps=1, max_turns=2, max_completion_length=48,
+                      grpo_lr=1e-3, threads=1, reward="test_quarter_first")
+    res = grpo(warm, [{"prompt": PROMPT, "task_id": "t0"}], ToyEnv, cfg=cfg, out_dir=tmp_path / "g")
+    (h,) = res["history"]
+    g = h["groups"][0]
+    assert np.allclose(g["rewards"], 0.25 * np.array(g["b"])[:, 0])
+    assert h["trl"]["reward"] == pytest.approx(h["reward_mean"], abs=1e-6)
+    assert "rewards/test_quarter_first/mean" in h["trl"]
+    with pytest.raises(KeyError, match="unknown reward 'nope'"):
+        grpo(warm, [{"prompt": PROMPT, "task_id": "t0"}], ToyEnv, "nope", cfg, tmp_path / "x")
