@@ -21,8 +21,8 @@ from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['SESSION_META', 'ServeError', 'parse_services', 'served_env', 'mcp_tool', 'observation_result', 'ServedWorld',
-           'make_server', 'run_client', 'session_key', 'TaskSessions', 'make_task_server', 'check_host', 'serve_stdio',
-           'serve_http', 'run_serve', 'task_sessions', 'register_cli', 'main']
+           'make_server', 'run_client', 'session_key', 'episode_score', 'TaskSessions', 'make_task_server',
+           'check_host', 'serve_stdio', 'serve_http', 'run_serve', 'task_sessions', 'register_cli', 'main']
 
 # %% ../nbs/11b_serve.ipynb #a410d179
 class ServeError(ValueError):
@@ -150,6 +150,15 @@ _SCORE = types.Tool(name="score", title="score",
                                   "additionalProperties": False},
                     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False))
 
+def episode_score(task: Task, s0: JointState, js: JointState, answer: str | None = None) -> dict:
+    "The rubric's verdict on one episode's state `js` (from `s0`): `{b, weights, criteria, R, success}` — b as `Rubric.score` gives it (the harness's shared `final_scorer`), R the uniform rubric reward with the criteria's weights (Sec. 4.3, `rewards.uniform`), success Π_j b_j."
+    from compoworld_nb.harness import final_scorer
+    from compoworld_nb.rewards import uniform
+    b = final_scorer(task, s0).score(js, answer)
+    v = task.v
+    R = float(uniform([b], v.weights())[0]) if b else 0.0
+    return {"b": b, "weights": v.weights(), "criteria": [c.id for c in v.criteria], "R": R, "success": bool(b) and all(b)}
+
 class TaskSessions:
     "One task served per MCP session: each session's episode starts from its own copy of s0; `reset` restarts it, `score` gives (b, R)."
     def __init__(self, task: Task, library: dict, max_sessions: int = 1024):
@@ -177,13 +186,8 @@ class TaskSessions:
         return ok({"task_id": self.task.id, "instruction": self.task.u, "state_hash": w.joint_hash()})
 
     def score(self, key: str, answer: str | None = None) -> dict:
-        "The rubric on session `key`'s current state: `{b, weights, criteria, R, success}` (b as in `Rubric.score`, R = `rewards.uniform` with the weights)."
-        from compoworld_nb.harness import final_scorer
-        from compoworld_nb.rewards import uniform
-        b = final_scorer(self.task, self.s0).score(self.world(key).js, answer)
-        v = self.task.v
-        R = float(uniform([b], v.weights())[0]) if b else 0.0
-        return ok({"b": b, "weights": v.weights(), "criteria": [c.id for c in v.criteria], "R": R, "success": all(b)})
+        "`episode_score` of session `key`'s current state, as an observation."
+        return ok(episode_score(self.task, self.s0, self.world(key).js, answer))
 
     def tools(self) -> list[types.Tool]: return [*self.template.tools(), _RESET, _SCORE]
 
