@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/service.html.md"""
 
 # %% ../nbs/01_service.ipynb #5db3e89b
 from __future__ import annotations
-import copy, hashlib, inspect, json, threading, typing, weakref
+import copy, hashlib, inspect, json, reprlib, threading, time, typing, weakref
 from bisect import bisect_left
 from itertools import repeat
 from operator import is_
@@ -17,9 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from .core import *
 
 # %% auto #0
-__all__ = ['Record', 'State', 'Tool', 'make_tool', 'clone_value', 'same_value', 'Snapshot', 'snapshot', 'Records', 'lineage',
-           'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text', 'digest_form', 'state_digest',
-           'to_jsonable', 'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
+__all__ = ['ARG_LIMITS', 'CALL_BUDGET_S', 'Record', 'State', 'Tool', 'make_tool', 'clone_value', 'same_value', 'Snapshot',
+           'snapshot', 'Records', 'lineage', 'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text',
+           'digest_form', 'state_digest', 'to_jsonable', 'bound_arguments', 'call_deadline', 'check_deadline',
+           'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
 
 # %% ../nbs/01_service.ipynb #61cbabac
 _TEXT: dict[int, tuple] = {}  # id(record) -> (weakref to it, its key, b'"key":canonical text', SHA-256 of that text); see `state_digest`
@@ -423,6 +424,56 @@ def _validation_message(e: ValidationError) -> tuple[str, str | None]:
     if x["type"] == "missing": return f"missing required argument {arg!r}", arg
     return f"argument {arg!r}: {x['msg']} (got {(r := repr(x.get('input')))[:80]}{'…' if len(r) > 80 else ''})", arg
 
+ARG_LIMITS = {"depth": 32,          # nesting of lists/objects inside one call's arguments
+              "items": 10_000,      # values (list items, object members, leaves) in one call's arguments
+              "chars": 100_000,     # characters of one string (a key or a value)
+              "int_bits": 63}       # integers are in (-2**63, 2**63): what JSON readers keep exactly as 64-bit ints
+CALL_BUDGET_S = 2.0                 # seconds one tool call may run; a tool that checks `call_deadline` answers 504 beyond it
+
+def _bad_text(s: str) -> bool:
+    "True if `s` cannot be encoded as UTF-8 (a lone surrogate such as '\\udfff')."
+    if s.isascii(): return False
+    try: s.encode("utf-8"); return False
+    except UnicodeEncodeError: return True
+
+def bound_arguments(args: dict) -> dict | None:
+    """None if the argument object `args` is within `ARG_LIMITS` and holds only JSON values (finite numbers, text that is
+    valid UTF-8), else a 400 observation naming the top-level argument and what is wrong. Iterative: any depth is safe."""
+    lim, n = ARG_LIMITS, 0
+    todo = [(k, v, 1, k) for k, v in args.items()]
+    while todo:
+        key, v, depth, top = todo.pop()
+        n += 1
+        if n > lim["items"]: return err(400, f"arguments hold more than {lim['items']} values", top if isinstance(top, str) else None)
+        if not isinstance(key, str): return err(400, f"argument {top!r}: an object key must be text, got {type(key).__name__}", None)
+        if len(key) > lim["chars"] or _bad_text(key): return err(400, f"argument {top!r}: an object key is longer than {lim['chars']} characters or not valid UTF-8", top)
+        t = type(v)
+        if t is str:
+            if len(v) > lim["chars"]: return err(400, f"argument {top!r}: text of {len(v)} characters is longer than the limit of {lim['chars']}", top)
+            if _bad_text(v): return err(400, f"argument {top!r}: text is not valid UTF-8 (an unpaired surrogate)", top)
+        elif t is bool or v is None: pass
+        elif t is int:
+            if v.bit_length() > lim["int_bits"]: return err(400, f"argument {top!r}: integer {str(v)[:30]}... is outside +/-2**{lim['int_bits']}" if v.bit_length() > 90 else f"argument {top!r}: integer {v} is outside +/-2**{lim['int_bits']}", top)
+        elif t is float:
+            if v != v or v in (float("inf"), float("-inf")): return err(400, f"argument {top!r}: {v!r} is not a finite number", top)
+        elif t in (list, tuple, dict):
+            if depth >= lim["depth"]: return err(400, f"argument {top!r} is nested more than {lim['depth']} levels deep", top)
+            items = v.items() if t is dict else zip(repeat(""), v)
+            for k2, v2 in items: todo.append((k2, v2, depth + 1, top))
+        else: return err(400, f"argument {top!r}: a {t.__name__} is not a JSON value", top)
+    return None
+
+_DEADLINE = threading.local()
+
+def call_deadline() -> float | None:
+    "The `time.monotonic()` instant the current tool call must end by (None outside a call); long-running tools check it."
+    return getattr(_DEADLINE, "at", None)
+
+def check_deadline() -> None:
+    "Raise `ToolError(504)` if the current tool call has run past its budget (`CALL_BUDGET_S`)."
+    at = getattr(_DEADLINE, "at", None)
+    if at is not None and time.monotonic() > at: raise ToolError(504, f"the call ran past its time budget of {CALL_BUDGET_S:g} s")
+
 def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
     "Validate `args` for `tool` per the Arguments contract: returns `(kwargs, None)` or `(None, 400 observation)`."
     if args is None or (isinstance(args, str) and args.strip() == ""):
@@ -434,7 +485,9 @@ def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
         kind = "a doubly encoded JSON string" if isinstance(dec, str) else "a JSON-encoded string"
         return None, err(400, f"arguments must be an object, got {kind}: {args[:80]!r}", "arguments")
     if not isinstance(args, dict):
-        return None, err(400, f"arguments must be an object, got {type(args).__name__}: {args!r:.80}", "arguments")
+        return None, err(400, f"arguments must be an object, got {type(args).__name__}: {reprlib.repr(args)[:80]}", "arguments")
+    e = bound_arguments(args)
+    if e: return None, e
     try: m = tool.args_model.model_validate(args)
     except ValidationError as e:
         msg, arg = _validation_message(e); return None, err(400, msg, arg)
@@ -480,13 +533,19 @@ class Service:
             return state, err(501, f"{self.name}.{tool} is simulated by a world model and none is configured")
         if t.simulated: return self._simulate(state, t, kwargs)
         new = state if t.read_only else cow_view(state)
+        prev = getattr(_DEADLINE, "at", None)
+        _DEADLINE.at = time.monotonic() + CALL_BUDGET_S
         try: data = t.fn(new, **kwargs)
         except ToolError as x: return state, x.observation()
         except ValidationError as x:
             msg, arg = _validation_message(x); return state, err(422, f"the change would make the state invalid: {msg}", arg)
+        except RecursionError: return state, err(400, f"{self.name}.{tool}: the arguments are nested too deeply for this tool")
         except Exception as x: return state, err(500, f"{type(x).__name__}: {x}")
+        finally: _DEADLINE.at = prev
+        try: obs = ok(to_jsonable(data))
+        except Exception as x: return state, err(500, f"{self.name}.{tool}: the result is not JSON: {type(x).__name__}: {x}")
         if new is not state: commit_view(new)
-        return new, ok(to_jsonable(data))
+        return new, obs
 
     def simulates(self, tool: str, args: Any = None) -> bool:
         "True if `call(state, tool, args)` is handed to the world model: `tool` is simulated, a world model is set and `args` pass the argument check."

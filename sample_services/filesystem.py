@@ -6,8 +6,10 @@ and any path that resolves outside it is refused (422). Text files hold UTF-8 te
 (`read_media_file`). Listings are sorted by name (directories and files together, case-sensitive), so their
 order is stable. Times are the frozen clock's.
 
-Glob patterns (`search_files`, `excludePatterns`): `*` and `?` stay within one path segment, `**` crosses
-segments; a pattern without a `/` matches a file or folder name anywhere below the search root.
+Glob patterns (`search_files`, `excludePatterns`): `*` and `?` stay within one path segment, a `**` segment crosses
+segments (zero or more; one or more at the end; `**` inside a segment is a plain `*`, as in gitignore); a pattern
+without a `/` matches a file or folder name anywhere below the search root. A pattern is at most 1,000 characters,
+and matching time is bounded by the lengths (no backtracking regex).
 """
 from __future__ import annotations
 import base64, difflib, functools, posixpath, re
@@ -88,21 +90,46 @@ def _text(f: File, arg: str = "path") -> str:
 
 def _size(f: File) -> int: return len(base64.b64decode(f.content)) if f.binary else len(f.content.encode("utf-8"))
 
-def _glob(pattern: str) -> re.Pattern:
-    out, i = "", 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i): out += "(?:.*/)?"; i += 3
-        elif pattern.startswith("**", i): out += ".*"; i += 2
-        elif pattern[i] == "*": out += "[^/]*"; i += 1
-        elif pattern[i] == "?": out += "[^/]"; i += 1
-        else: out += re.escape(pattern[i]); i += 1
-    return re.compile(out + r"\Z")
+GLOB_MAX = 1000   # characters of one glob pattern (longer: 400)
+
+def _seg_match(p: str, s: str) -> bool:
+    "Does one path segment `s` match the segment pattern `p` (`*` any run, `?` one character)? Greedy with one backtrack point: O(len(p) * len(s)) at worst, no exponential backtracking."
+    i = j = 0; star = -1; mark = 0
+    while j < len(s):
+        if i < len(p) and p[i] == "*": star, mark, i = i, j, i + 1
+        elif i < len(p) and (p[i] == "?" or p[i] == s[j]): i += 1; j += 1
+        elif star >= 0: i, mark = star + 1, mark + 1; j = mark
+        else: return False
+    while i < len(p) and p[i] == "*": i += 1
+    return i == len(p)
+
+def _glob(pattern: str):
+    """A matcher `f(relative path) -> bool` for a glob pattern: `*` and `?` stay inside one segment, a `**` segment
+    spans zero or more segments (one or more when it ends the pattern). Matching is by segments with a table over
+    (pattern segment, path segment), so its time is bounded by the lengths, whatever the pattern."""
+    if len(pattern) > GLOB_MAX: raise ToolError(400, f"a glob pattern is at most {GLOB_MAX} characters, got {len(pattern)}", "pattern")
+    ps = pattern.split("/")
+    ps = [p for i, p in enumerate(ps) if not (p == "**" and i + 1 < len(ps) and ps[i + 1] == "**")]   # **/** is **
+    def match(rel: str) -> bool:
+        ss = rel.split("/")
+        n, m = len(ps), len(ss)
+        ok = [[False] * (m + 1) for _ in range(n + 1)]   # ok[i][j]: ps[i:] matches ss[j:]
+        ok[n][m] = True
+        for i in range(n - 1, -1, -1):
+            p = ps[i]
+            for j in range(m, -1, -1):
+                if p == "**":
+                    if i == n - 1: ok[i][j] = j < m                          # a final ** needs something below
+                    else: ok[i][j] = ok[i + 1][j] or (j < m and ok[i][j + 1])
+                else: ok[i][j] = j < m and ok[i + 1][j + 1] and _seg_match(p, ss[j])
+        return ok[0][0]
+    return match
 
 def _matcher(patterns: list[str]):
     pats = [(p, _glob(p)) for p in patterns if p.strip()]
     def hit(rel: str) -> bool:
         name = rel.rsplit("/", 1)[-1]
-        return any(rx.match(rel) or ("/" not in p and rx.match(name)) for p, rx in pats)
+        return any(f(rel) or ("/" not in p and f(name)) for p, f in pats)
     return hit
 
 def _mkdirs(s: FsState, full: str) -> list[str]:

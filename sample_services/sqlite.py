@@ -10,7 +10,7 @@ AUTOINCREMENT counters are kept, so nothing about the database changes between c
 Only JSON scalars are stored (INTEGER, REAL, TEXT, NULL); a statement that would store a BLOB is refused.
 """
 from __future__ import annotations
-import functools, re, sqlite3, threading
+import functools, re, sqlite3, threading, time
 from collections import OrderedDict
 from itertools import compress, repeat
 from operator import is_, not_
@@ -19,6 +19,7 @@ from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, Records, State, Service, Visit, add_step, snapshot, verified_lineage
+from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
 
 Scalar = Union[int, float, str, None]
@@ -196,7 +197,7 @@ def _select(s: SqliteState, query: str) -> tuple[list[str], list[tuple]]:
     with _LOCK:
         if _CONNECTION_STATE.search(query) or not s.sequences or any(o.type == "trigger" for o in dict.values(s.objects)):
             cur = _run(_reader(s), query)                  # a SELECT always describes its columns
-            return [d[0] for d in cur.description], cur.fetchall()
+            return [d[0] for d in cur.description], _fetch(cur)
         (snap, base, cols), touched = _base(s, _schema_key(s))
         base.execute("BEGIN")
         try:
@@ -204,7 +205,7 @@ def _select(s: SqliteState, query: str) -> tuple[list[str], list[tuple]]:
             base.execute("PRAGMA query_only = ON")
             try:
                 cur = _run(base, query)
-                return [d[0] for d in cur.description], cur.fetchall()
+                return [d[0] for d in cur.description], _fetch(cur)
             finally: base.execute("PRAGMA query_only = OFF")
         finally: base.execute("ROLLBACK")
 
@@ -267,6 +268,7 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
             vals = dict(zip(cols, rec[1:]))  # a stored row never holds a BLOB, so only a changed row can
             bad = next((c for c, v in vals.items() if isinstance(v, (bytes, bytearray, memoryview))), None)
             if bad: raise ToolError(422, f"column {name}.{bad} would hold a BLOB; only INTEGER, REAL, TEXT and NULL values are stored", "query")
+            _finite_rows([rec[1:]], f"table {name}")
             changed.append((k, name, rec[0], vals))
     for k, o in objects.items():
         old = dict.get(s.objects, k)
@@ -285,11 +287,32 @@ def _kind(query: str) -> tuple[str, str]:
     m = _FIRST.match(query)
     return ((m.group(1) or "").upper(), (m.group(2) or "").upper()) if m else ("", "")
 
+def _interrupt() -> int:
+    "SQLite progress handler: non-zero (abort the statement) once the current tool call is past its time budget."
+    at = call_deadline()
+    return 1 if at is not None and time.monotonic() > at else 0
+
+def _fetch(cur) -> list:
+    "`cur.fetchall()` with a statement stopped by `_interrupt` answered as a 504 (a recursive CTE that never ends)."
+    try: return cur.fetchall()
+    except sqlite3.OperationalError as e:
+        if "interrupted" in str(e): raise ToolError(504, f"the query ran past the call's time budget of {CALL_BUDGET_S:g} s", "query") from None
+        raise ToolError(400, f"SQL error: {e}", "query") from None
+
+def _finite_rows(rows, what: str) -> None:
+    "ToolError 422 if a value is a non-finite REAL (1e999 is +inf in SQLite): JSON has no form for it, and a state holding one cannot be hashed."
+    for r in rows:
+        for v in r:
+            if type(v) is float and (v != v or v in (float("inf"), float("-inf"))):
+                raise ToolError(422, f"{what} holds the non-finite number {v!r}, which has no JSON form", "query")
+
 def _run(con: sqlite3.Connection, query: str):
+    con.set_progress_handler(_interrupt, 10_000)      # every ~10k virtual-machine steps: bounded time per call
     try: return con.execute(query)
     except sqlite3.IntegrityError as e: raise ToolError(409, f"constraint failed: {e}", "query") from None
     except sqlite3.OperationalError as e:
         msg = str(e)
+        if "interrupted" in msg: raise ToolError(504, f"the query ran past the call's time budget of {CALL_BUDGET_S:g} s", "query") from None
         if msg.startswith(("no such table", "no such view")): raise ToolError(404, f"{msg} (see list_tables)", "query") from None
         if "already exists" in msg: raise ToolError(409, msg, "query") from None
         if "readonly" in msg or "query_only" in msg: raise ToolError(400, "read_query cannot change the database; use write_query", "query") from None
@@ -305,6 +328,7 @@ def read_query(s: SqliteState,
     "Run a SELECT query and return its rows as objects (column name -> value), in the order the query gives."
     if _kind(query)[0] not in ("SELECT", "WITH"): raise ToolError(400, f"read_query runs SELECT statements only, got {query.strip()[:40]!r}", "query")
     cols, rows = _select(s, query)
+    _finite_rows(rows, "the result")
     out = [dict(zip(cols, r)) for r in rows]
     if any(isinstance(v, (bytes, bytearray, memoryview)) for r in out for v in r.values()):
         raise ToolError(422, "the result holds BLOB values, which have no JSON form; select hex(column) instead", "query")
