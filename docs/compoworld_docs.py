@@ -12,9 +12,13 @@ Steps, for each notebook that nbdev's `nbglob` finds under `nbs/` (tutorials inc
    later cells use, so the copy is executed first and processed second.)
 3. turn Quarto's cell options into myst-nb's tags and the front matter into a page title, and name the page as
    nbdev's site does (`14_train.ipynb` -> `train.html`), so nbdev's doc links keep working.
-4. render with Sphinx + myst-nb (`docs/conf.py`), the widget manager's JavaScript loaded from the vendored copy in
-   `docs/_static/jupyter-widgets/` (see `docs/VENDORED.md`), then check that no page loads a script or stylesheet
-   from the network.
+4. render with Sphinx + myst-nb (`docs/conf.py`), the widget manager's and MathJax's JavaScript loaded from the
+   vendored copies in `docs/_static/` (see `docs/VENDORED.md`); the home page gets the course (`course_markdown`:
+   the tutorials in order, then the layer chapters, then the extension chapters) and the sidebar the same order.
+5. write every page also as markdown, `PAGE.html.md` (the address the `Docs:` line of each module docstring gives),
+   and the site's `llms.txt` (`llms_txt`: every tutorial and module; `--llms` writes the same into `nbs/llms.txt`),
+   then check that no page loads a script or stylesheet from the network and that every link resolves
+   (`check_links`: files, `#anchors`, and addresses under the published site's URL).
 
 Output: the site in `_docs/` (nbdev's `doc_path`); work files in `build/docs/`. A notebook whose source, the
 library, or this file did not change since the last build is not executed again (`--force` re-executes all).
@@ -229,7 +233,7 @@ def _build_page(src: str, nbs: str, work: str, digest: str, force: bool) -> dict
     out = work_p / "src" / rel.parent / f"{page}.ipynb"
     out.parent.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, out)
-    return {"src": str(rel), "page": str((rel.parent / page).as_posix()), "seconds": round(time.time() - t0, 1),
+    return {"src": str(rel), "page": str((rel.parent / page).as_posix()), **page_meta(nb), "seconds": round(time.time() - t0, 1),
             "execute_s": round(t_proc - t_exec, 1), "process_s": round(time.time() - t_proc, 1),
             "cached": cached, "cells_run": n_run}
 
@@ -245,26 +249,217 @@ def copy_assets(nbs: Path, dst: Path) -> list[Path]:
     return out
 
 
+# The course's parts, in reading order: the tutorials (nbs/tutorials/), then the layer chapters (`05_walk.ipynb`: one
+# layer of DESIGN.md each), then the extension chapters (`05a_toolgraph.ipynb`: what extends the layer numbered before it).
+PARTS = ("Tutorials", "Layers", "Extensions")
+PART_INTRO = {
+    "Tutorials": "The method end to end, each tutorial running the same functions the `compoworld` command runs.",
+    "Layers": "The method defined one step at a time, each chapter building on the ones before it (DESIGN.md's layers).",
+    "Extensions": "What the layers can be extended with: synthesized and simulated services, tool-graph walks, model "
+                  "authors, evaluation, serving and the arena.",
+}
+_EXTENSION = re.compile(r"^\d+[a-z]+_")
+
+
+def part_of(src: str) -> str:
+    "The course part of the notebook at `src` (relative to nbs/): 'Tutorials', 'Extensions' or 'Layers'."
+    p = Path(src)
+    if len(p.parts) > 1: return "Tutorials"
+    return "Extensions" if _EXTENSION.match(p.name) else "Layers"
+
+
+def page_meta(nb) -> dict:
+    "{'title', 'description'} of a page adapted by `for_sphinx` (its first cell is `# title` and `> description`)."
+    first = next((c.source for c in nb.cells if c.cell_type == "markdown"), "")
+    t, d = re.search(r"^# (.+)$", first, re.M), re.search(r"^> (.+)$", first, re.M)
+    return {"title": t[1].strip() if t else "", "description": d[1].strip() if d else ""}
+
+
+def course(pages: list[dict]) -> list[tuple[str, list[dict]]]:
+    "The pages other than `index` by part, in `PARTS` order, each part in the order of its notebooks' names."
+    by = {k: [] for k in PARTS}
+    for p in sorted((p for p in pages if p["page"] != "index"), key=lambda p: p["src"]): by[part_of(p["src"])].append(p)
+    return [(k, v) for k, v in by.items() if v]
+
+
 def toctree(pages: list[dict]) -> str:
-    "MyST toctree directives (hidden: the theme's sidebar shows them): tutorials first, then the reference pages."
-    tut = [p["page"] for p in pages if "/" in p["page"]]
-    ref = [p["page"] for p in pages if "/" not in p["page"] and p["page"] != "index"]
-    out = []
-    for caption, items in (("Tutorials", tut), ("Reference", ref)):
-        if items: out.append("```{toctree}\n:hidden:\n:caption: " + caption + "\n\n" + "\n".join(items) + "\n```")
+    "MyST toctree directives (hidden: the theme's sidebar shows them), one per part of the course, in reading order."
+    return "\n\n".join("```{toctree}\n:hidden:\n:caption: " + part + "\n\n" + "\n".join(p["page"] for p in items) + "\n```"
+                       for part, items in course(pages))
+
+
+def course_markdown(pages: list[dict]) -> str:
+    "The home page's table of contents: each part with its intro, then its chapters numbered, with their descriptions."
+    out, n = ["## The course\n\nRead the chapters in this order; each one runs top to bottom on a CPU."], 0
+    for part, items in course(pages):
+        lines = []
+        for p in items:
+            n += 1
+            desc = p.get("description", "")
+            lines.append(f"{n}. {{doc}}`{p['page']}`" + (f" — {desc}" if desc else ""))
+        out.append(f"### {part}\n\n{PART_INTRO.get(part, '')}\n\n" + "\n".join(lines))
     return "\n\n".join(out)
 
 
 def add_index(src_dir: Path, pages: list[dict]) -> None:
-    "Append the toctree to the home page (`index`), or write a plain one when there is no index notebook."
+    "Append the course and the toctrees to the home page (`index`), or write a plain one when there is no index notebook."
     import nbformat
     idx = src_dir / "index.ipynb"
     if idx.exists():
         nb = nbformat.read(idx, as_version=4)
-        nb.cells.append(nbformat.v4.new_markdown_cell(toctree(pages)))
+        nb.cells += [nbformat.v4.new_markdown_cell(course_markdown(pages)), nbformat.v4.new_markdown_cell(toctree(pages))]
         nbformat.write(nb, idx)
     else:
-        (src_dir / "index.md").write_text("# Contents\n\n" + toctree(pages).replace(":hidden:\n", "") + "\n")
+        (src_dir / "index.md").write_text("# Contents\n\n" + course_markdown(pages) + "\n\n" + toctree(pages) + "\n")
+
+
+def markdown_page(nb, titles: dict | None = None) -> str:
+    """A page as markdown (what nbdev's site serves as `PAGE.html.md`, the address of the `Docs:` line of every module
+    docstring): markdown cells as written, code as fenced Python, text and markdown outputs (show_doc's) as they are.
+    Cells tagged `remove-cell`, inputs tagged `remove-input` and outputs tagged `remove-output` are left out, as on the
+    HTML page; images and widgets are left out (the HTML page has them). The home page's course links (`{doc}` roles)
+    become links to the other markdown pages, titled from `titles` ({page: title}); its toctrees are left out."""
+    out, titles = [], titles or {}
+    for c in nb.cells:
+        tags = set(c.metadata.get("tags", []))
+        if c.cell_type == "markdown":
+            text = re.sub(r"```\{toctree\}.*?```", "", c.source, flags=re.S)
+            out.append(re.sub(r"\{doc\}`([^`]+)`", lambda m: f"[{titles.get(m[1]) or m[1]}]({m[1]}.html.md)", text).strip())
+            continue
+        if c.cell_type != "code" or "remove-cell" in tags: continue
+        if "remove-input" not in tags and c.source.strip(): out.append(f"```python\n{c.source.strip()}\n```")
+        if "remove-output" in tags: continue
+        for o in c.get("outputs", []):
+            if o.get("output_type") == "stream": text = o.get("text", "")
+            elif o.get("output_type") in ("execute_result", "display_data"):
+                data = o.get("data", {})
+                if "text/markdown" in data: out.append(data["text/markdown"].strip()); continue
+                if set(data) & {"application/vnd.jupyter.widget-view+json", "image/png", "image/svg+xml", "image/jpeg"}:
+                    continue
+                text = data.get("text/plain", "")
+            else: continue
+            if text.strip(): out.append(f"```\n{text.rstrip()}\n```")
+    return "\n\n".join(x for x in out if x) + "\n"
+
+
+def write_markdown_pages(src_dir: Path, site: Path, pages: list[dict]) -> list[Path]:
+    "Write `PAGE.html.md` beside every `PAGE.html` of the site, from the Sphinx source notebooks in `src_dir`."
+    import nbformat
+    out, titles = [], {p["page"]: p.get("title", "") for p in pages}
+    for p in pages:
+        nb = nbformat.read(src_dir / f"{p['page']}.ipynb", as_version=4)
+        f = site / f"{p['page']}.html.md"
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.write_text(markdown_page(nb, titles), encoding="utf-8"); out.append(f)
+    return out
+
+
+def site_url() -> str:
+    "The published site's address, ending in '/' (nbdev's `doc_host` + `doc_baseurl`): links to it are links into the site."
+    from nbdev.config import get_config
+    cfg = get_config()
+    path = cfg.doc_baseurl.strip("/")
+    return cfg.doc_host.rstrip("/") + "/" + (path + "/" if path else "")
+
+
+LLMS_MARKER = "<!-- Written by `python docs/compoworld_docs.py --llms` (every module and tutorial); scripts/docs.sh copies it into the site -->"
+
+
+def module_docs(lib: Path) -> list[tuple[str, str, str]]:
+    "(dotted module name, summary: the docstring's first paragraph on one line, its `Docs:` address) per public module."
+    import ast
+    res = []
+    for f in sorted(lib.rglob("*.py")):
+        if any(part.startswith("_") for part in f.relative_to(lib).parts): continue
+        doc = ast.get_docstring(ast.parse(f.read_text(encoding="utf-8"))) or ""
+        name = ".".join((lib.name, *f.relative_to(lib).with_suffix("").parts))
+        last = doc.strip().splitlines()[-1] if doc.strip() else ""
+        res.append((name, " ".join(doc.split("\n\n")[0].split()) if doc else "",
+                    last[5:].strip() if last.startswith("Docs:") else ""))
+    return res
+
+
+def llms_txt(nbs: Path | None = None, lib: Path | None = None, modules: bool = True) -> str:
+    """The site's `llms.txt`: the project's description, the tutorials in order and (with `modules`) every module of the
+    library, each linked to the markdown page the build writes (`PAGE.html.md` at the site's address)."""
+    from nbdev.config import get_config, nbpath2html
+    from nbdev.frontmatter import md_frontmatter
+    import nbformat
+    cfg = get_config()
+    nbs, lib = Path(nbs or cfg.nbs_path), Path(lib or cfg.lib_path)
+    base, tut = site_url(), []
+    for f in sorted((nbs / "tutorials").glob("*.ipynb")):
+        first = next((c.source for c in nbformat.read(f, as_version=4).cells if c.cell_type == "markdown"), "")
+        fm = md_frontmatter(first) or {}
+        url = base + nbpath2html(f.relative_to(nbs)).as_posix() + ".md"
+        tut.append(f"- [{fm.get('title', f.stem)}]({url})" + (f": {fm['description']}" if fm.get("description") else ""))
+    mods = [f"- [{n}]({u}): {s}" if u else f"- `{n}`: {s}" for n, s, u in module_docs(lib)] if modules else []
+    parts = [f"# {cfg.lib_name}", f"> {cfg.description}" if cfg.get("description") else "",
+             f"The documentation site ({base}) is a course: the tutorials in order, then one chapter per layer of the "
+             "library, then the extension chapters. Every page also exists as markdown at its address + `.md`.",
+             "## Tutorials\n\n" + "\n".join(tut) if tut else "", "## Modules\n\n" + "\n".join(mods) if mods else "",
+             LLMS_MARKER]
+    return "\n\n".join(p for p in parts if p) + "\n"
+
+
+class _LinkParser(HTMLParser):
+    "Collects a page's links (`href` of a/link/area, `src` of script/img/iframe/source/video/audio) and its anchors (`id`, `a[name]`)."
+    ATTRS = {"a": "href", "link": "href", "area": "href", "script": "src", "img": "src", "iframe": "src",
+             "source": "src", "video": "src", "audio": "src"}
+
+    def __init__(self):
+        super().__init__(); self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = {k.lower(): v for k, v in attrs if v is not None}
+        if "id" in a: self.ids.add(a["id"])
+        if tag == "a" and "name" in a: self.ids.add(a["name"])
+        if (u := a.get(self.ATTRS.get(tag, ""))) is not None and tag in self.ATTRS: self.links.append(u)
+
+
+def check_links(site: Path, base: str | None = None) -> tuple[list[str], list[str]]:
+    """Every link of the site's HTML pages and of its `llms.txt`: (broken, external).
+
+    A link resolves when the file it names exists in the site (a folder: its `index.html`) and, for an HTML target
+    with a `#fragment`, that page has an element with that id. Addresses under `base` (the published site, default
+    `site_url()`) are links into the site and are checked the same way. Other http(s) addresses are `external`: listed,
+    not fetched (the build is offline). `mailto:`, `javascript:`, `data:` and `tel:` links are not checked.
+    Each entry is 'page: link (why)' for broken ones, 'page: link' for external ones."""
+    from urllib.parse import unquote, urlsplit
+    site = site.resolve()
+    base = site_url() if base is None else base
+    parsed, pages = {}, sorted(site.rglob("*.html"))
+    for f in pages:
+        p = _LinkParser(); p.feed(f.read_text(errors="replace")); parsed[f] = p
+    sources = [(f, parsed[f].links) for f in pages]
+    if (site / "llms.txt").exists():
+        sources.append((site / "llms.txt", re.findall(r"\]\((\S+?)\)", (site / "llms.txt").read_text())))
+
+    def ids(f: Path) -> set:
+        if f not in parsed:
+            p = _LinkParser(); p.feed(f.read_text(errors="replace")); parsed[f] = p
+        return parsed[f].ids
+
+    broken, external = [], []
+    for f, links in sources:
+        where = f.relative_to(site)
+        for u in links:
+            u = u.strip()
+            if not u or re.match(r"(?i)(mailto|javascript|data|tel):", u): continue
+            page_dir = f.parent
+            if base and u.startswith(base): u, page_dir = u[len(base):], site
+            parts = urlsplit(u)
+            if parts.scheme or parts.netloc: external.append(f"{where}: {u}"); continue
+            path = unquote(parts.path)
+            target = (page_dir / path).resolve() if path else f
+            if target.is_dir(): target = target / "index.html"
+            if site not in target.parents and target != site:
+                broken.append(f"{where}: {u} (outside the site)"); continue
+            if not target.is_file(): broken.append(f"{where}: {u} (no file {target.relative_to(site)})"); continue
+            frag = unquote(parts.fragment)
+            if frag and target.suffix == ".html" and frag not in ids(target):
+                broken.append(f"{where}: {u} (no #{frag} in {target.relative_to(site)})")
+    return broken, external
 
 
 class _AssetParser(HTMLParser):
@@ -349,11 +544,22 @@ def build(nbs: Path | None = None, out: Path | None = None, work: Path | None = 
     t1 = time.time()
     log = sphinx(work / "src", work, out, jobs)
     warnings = [l for l in log.read_text().splitlines() if "WARNING" in l or "ERROR" in l]
+    write_markdown_pages(work / "src", out, pages)
+    # the library's modules are chapters of this site only when it is built from the project's own notebooks
+    (out / "llms.txt").write_text(llms_txt(nbs, modules=nbs == Path(cfg.nbs_path).resolve()), encoding="utf-8")
     remote = remote_assets(out)
     if remote: raise DocsBuildError("the site would load from the network:\n" + "\n".join(remote))
-    if errors: raise DocsBuildError(f"site built without the failed notebooks in {out}; they failed:\n" + "\n".join(errors))
+    broken, external = check_links(out)
+    problems = []
+    if broken and not (only or errors):  # a partial site links to pages it did not build
+        problems.append(f"{len(broken)} links of the site do not resolve:\n" + "\n".join(broken))
+    elif broken and verbose:
+        print(f"  note: {len(broken)} links do not resolve in this partial site (e.g. {broken[0]})", flush=True)
+    if errors: problems.append(f"site built without the failed notebooks in {out}; they failed:\n" + "\n".join(errors))
+    if problems: raise DocsBuildError("\n".join(problems))
     res = {"site": str(out), "pages": len(pages), "seconds": round(time.time() - t0, 1),
-           "sphinx_seconds": round(time.time() - t1, 1), "warnings": len(warnings), "warnings_log": str(log)}
+           "sphinx_seconds": round(time.time() - t1, 1), "warnings": len(warnings), "warnings_log": str(log),
+           "broken_links": len(broken), "external_links": len(external)}
     if verbose: print(json.dumps(res))
     return res
 
@@ -369,7 +575,14 @@ def main(argv=None):
     p.add_argument("--only", nargs="*", help="build only these notebook file names")
     p.add_argument("--keep-going", action="store_true",
                    help="build the site without the notebooks that failed (still exits 1 naming them)")
+    p.add_argument("--llms", action="store_true",
+                   help="only write nbs/llms.txt (every tutorial and module, linked to the site's pages) and exit")
     a = p.parse_args(argv)
+    if a.llms:
+        os.chdir(ROOT)
+        from nbdev.config import get_config
+        f = Path(a.nbs or get_config().nbs_path) / "llms.txt"
+        f.write_text(llms_txt(a.nbs), encoding="utf-8"); print(f"wrote {f}"); return
     try: build(a.nbs, a.out, a.work, a.jobs, a.force, a.only, keep_going=a.keep_going)
     except DocsBuildError as e:
         print(f"docs build failed: {e}", file=sys.stderr); sys.exit(1)

@@ -2,8 +2,8 @@
 
 The pages are notebooks that docs/compoworld_docs.py has already executed and processed: myst-nb renders them without
 executing anything. Nothing is loaded from the network: the widget manager comes from the vendored copy in
-_static/jupyter-widgets/ (see VENDORED.md) and the theme ships its own assets. (The notebooks write formulas in
-Unicode: a page with LaTeX math would make Sphinx add MathJax from a CDN, and the build would reject the site.)
+_static/jupyter-widgets/, MathJax (for the `$$…$$` equations of the markdown cells) from _static/mathjax/ (see
+VENDORED.md), the search index is Sphinx's own `searchindex.js`, and the theme ships its own assets.
 """
 from pathlib import Path
 
@@ -29,7 +29,11 @@ nb_ipywidgets_js = {"jupyter-widgets/embed.js": {}}
 # nbdev's show_doc output is markdown with headings and tables: render it as MyST, not plain CommonMark.
 nb_render_markdown_format = "myst"
 myst_heading_anchors = 3
-myst_enable_extensions = ["colon_fence", "deflist"]
+# `$…$` and `$$…$$` in markdown cells are mathematics (as in Jupyter); `amsmath` takes `\begin{aligned}` & co. blocks.
+myst_enable_extensions = ["colon_fence", "deflist", "dollarmath", "amsmath"]
+# MathJax 3 from the vendored bundle (a path under html_static_path; Sphinx's default is a CDN address). Sphinx adds
+# it, with its own MathJax 3 configuration, only to the pages that have mathematics.
+mathjax_path = "mathjax/tex-svg-full.js"
 
 html_theme = "furo"
 html_title = project
