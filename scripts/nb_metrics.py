@@ -11,6 +11,7 @@ What is counted, per notebook:
 - **demo / exported**: lines of the other code cells (the demonstrations and tests) per exported line. Lines that
   only import (`import x`, `from x import y`) and nbdev's `nbdev_export()` call are not demonstration and are not
   counted; nor is a cell holding only `#| default_exp`.
+- **fastcore.test**: whether a code cell imports `fastcore.test` (the notebook tests with `test_eq`, `test_fail`, ...).
 - **undemonstrated**: public names an export cell defines at top level (functions, classes, assigned names; a method
   added with `@patch` counts under its own name) that no non-export code cell of the same notebook uses, as a name or
   as an attribute (`x.name`). Cells that do not parse as Python (IPython magics removed first) are searched word by word.
@@ -31,6 +32,7 @@ from pathlib import Path
 EXPORT_DIRECTIVES = {"export", "exports", "exporti"}
 _DIRECTIVE = re.compile(r"^\s*#\|\s*([\w-]+)")
 _IMPORT = re.compile(r"^\s*(import\s+\S|from\s+\S+\s+import\s)")
+_FASTCORE_TEST = re.compile(r"^\s*(from\s+fastcore\.test\s+import|import\s+fastcore\.test)", re.M)
 _NOT_DEMO = re.compile(r"^\s*(import\s+nbdev\s*;\s*)?(nbdev\.)?nbdev_export\(\s*\)\s*$")
 
 
@@ -43,6 +45,7 @@ class NotebookMetrics:
     demo_lines: int
     exported_names: list[str] = field(default_factory=list)
     undemonstrated: list[str] = field(default_factory=list)
+    fastcore_test: bool = False
 
     @property
     def mean_lines(self) -> float:
@@ -112,10 +115,11 @@ def used_names(src: str) -> set[str]:
 def measure(path: Path) -> NotebookMetrics:
     "The counts of the notebook at `path`."
     nb = json.loads(Path(path).read_text(encoding="utf-8"))
-    n_exp, exp_lines, demo, names, used = 0, 0, 0, [], set()
+    n_exp, exp_lines, demo, names, used, fct = 0, 0, 0, [], set(), False
     for cell in nb.get("cells", []):
         if cell.get("cell_type") != "code": continue
         src = _source(cell)
+        fct = fct or bool(_FASTCORE_TEST.search(src))
         if directives(src) & EXPORT_DIRECTIVES:
             n_exp += 1
             exp_lines += len(body_lines(src))
@@ -123,7 +127,7 @@ def measure(path: Path) -> NotebookMetrics:
         else:
             demo += len(demo_lines(src))
             used |= used_names(src)
-    return NotebookMetrics(Path(path).name, n_exp, exp_lines, demo, names, [n for n in names if n not in used])
+    return NotebookMetrics(Path(path).name, n_exp, exp_lines, demo, names, [n for n in names if n not in used], fct)
 
 
 def layer_notebooks(nbs: Path) -> list[Path]:
@@ -133,18 +137,20 @@ def layer_notebooks(nbs: Path) -> list[Path]:
 
 def table(rows: list[NotebookMetrics]) -> str:
     "A plain-text table, one notebook a line, then the totals."
-    head = f"{'notebook':<22} {'export cells':>12} {'mean lines':>10} {'demo/exported':>13} {'undemonstrated':>16}  names"
+    head = (f"{'notebook':<22} {'export cells':>12} {'mean lines':>10} {'demo/exported':>13} {'fastcore.test':>13} "
+            f"{'undemonstrated':>16}  names")
     out = [head, "-" * len(head)]
     for r in rows:
         out.append(f"{r.notebook:<22} {r.export_cells:>12} {r.mean_lines:>10.1f} {r.demo_ratio:>13.2f} "
+                   f"{'yes' if r.fastcore_test else 'no':>13} "
                    f"{f'{len(r.undemonstrated)} of {len(r.exported_names)}':>16}  {', '.join(r.undemonstrated)}")
     cells, lines = sum(r.export_cells for r in rows), sum(r.exported_lines for r in rows)
     dem, names = sum(r.demo_lines for r in rows), sum(len(r.exported_names) for r in rows)
-    und = sum(len(r.undemonstrated) for r in rows)
+    und, fct = sum(len(r.undemonstrated) for r in rows), sum(r.fastcore_test for r in rows)
     below = [r.notebook for r in rows if r.exported_lines and r.demo_ratio < 0.5]
     out += ["-" * len(head),
             f"{'all (' + str(len(rows)) + ')':<22} {cells:>12} {lines / cells if cells else 0:>10.1f} "
-            f"{dem / lines if lines else 0:>13.2f} {f'{und} of {names}':>16}",
+            f"{dem / lines if lines else 0:>13.2f} {f'{fct} of {len(rows)}':>13} {f'{und} of {names}':>16}",
             f"notebooks below 0.5 demo/exported: {len(below)}" + (f" ({', '.join(below)})" if below else "")]
     return "\n".join(out)
 

@@ -41,6 +41,7 @@ def test_counts_on_a_synthetic_notebook(tmp_path):
     assert m.demo_ratio == 5 / 9
     assert m.exported_names == ["add", "LIMIT", "Box", "area"]
     assert m.undemonstrated == ["LIMIT", "Box"]
+    assert m.fastcore_test
 
 
 def test_line_rules():
@@ -63,8 +64,9 @@ def test_layer_notebooks_skip_index_and_tutorials(tmp_path):
     rows = [nm.measure(p) for p in nm.layer_notebooks(nbs)]
     assert (rows[0].mean_lines, rows[0].demo_ratio) == (0.0, 0.0)
     lines = nm.table(rows).splitlines()
-    assert lines[2].split() == ["00_core.ipynb", "0", "0.0", "0.00", "0", "of", "0"]
-    assert lines[3].split() == ["01_thing.ipynb", "2", "4.5", "0.56", "2", "of", "4", "LIMIT,", "Box"]
+    assert lines[2].split() == ["00_core.ipynb", "0", "0.0", "0.00", "no", "0", "of", "0"]
+    assert lines[3].split() == ["01_thing.ipynb", "2", "4.5", "0.56", "yes", "2", "of", "4", "LIMIT,", "Box"]
+    assert lines[5].split() == ["all", "(2)", "2", "4.5", "0.56", "1", "of", "2", "2", "of", "4"]
     assert lines[-1] == "notebooks below 0.5 demo/exported: 0"
 
 
