@@ -24,8 +24,8 @@ from .core import DEFAULTS
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
-__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward', 'grpo', 'TrainArgError',
-           'register_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward', 'tracker_metrics', 'grpo',
+           'TrainArgError', 'register_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/14_train.ipynb #94dffaa1
 @dataclass
@@ -41,6 +41,7 @@ class TrainConfig:
     use_cpu: bool | None = None  # None: CPU exactly when no CUDA device is available
     seed: int = 0  # seeds data order, initialisation of adapters and sampling
     logging_steps: int = 1  # TRL logging interval, in optimizer steps
+    report_to: str = "none"  # trackers TRL reports to: "none", or comma-separated names such as "tensorboard", "trackio"; GRPO adds R and each criterion's pass rate and weight per step
     # SFT (§5.1: three epochs, global batch 32, lr 1e-4)
     sft_epochs: float = 3.0  # passes over the SFT dataset
     sft_batch_size: int = 32  # sequences per optimizer step (per device batch × grad_accum)
@@ -167,13 +168,14 @@ def _drop_trainer_dir(out_dir: Path):
     if out_dir.is_dir() and not any(out_dir.iterdir()): out_dir.rmdir()
 
 def _common_args(cfg: TrainConfig) -> dict:
-    "Trainer arguments shared by SFT and GRPO: device, precision, logging, no checkpoints, no trackers."
+    "Trainer arguments shared by SFT and GRPO: device, precision, logging, no checkpoints, the trackers of `cfg.report_to`."
     cuda = not cfg.cpu
     gc = cuda if cfg.gradient_checkpointing is None else cfg.gradient_checkpointing
     return dict(use_cpu=cfg.cpu, bf16=cuda and torch.cuda.is_bf16_supported(), fp16=False, seed=cfg.seed, gradient_checkpointing=gc,
                 data_seed=cfg.seed, max_steps=cfg.max_steps, logging_steps=cfg.logging_steps, save_strategy="no",
                 lr_scheduler_type=cfg.lr_scheduler, warmup_steps=cfg.warmup_steps,
-                report_to=[], disable_tqdm=True, dataloader_num_workers=0)
+                report_to=[x.strip() for x in cfg.report_to.split(",") if x.strip() and x.strip() != "none"],
+                disable_tqdm=True, dataloader_num_workers=0)
 
 # %% ../nbs/14_train.ipynb #fe00abd7
 def _drop_nulls(x):
@@ -346,6 +348,22 @@ class _StepLogger(TrainerCallback):
         self.history.append(entry)
         if self.on_step is not None: self.on_step(entry)
 
+def tracker_metrics(groups: list[dict]) -> dict:
+    "What the trackers get per GRPO step from that step's rollout groups: `compoworld/R` (mean R), `compoworld/pass_rate/j` and `compoworld/weight/j` (criterion j's p_j and w_j of Eq. 5, averaged over the groups that have a criterion j)."
+    out = {"compoworld/R": float(np.mean([x for g in groups for x in g["rewards"]]))}
+    for j in range(max(len(g["pass_rate"]) for g in groups)):
+        have = [g for g in groups if len(g["pass_rate"]) > j]
+        out[f"compoworld/pass_rate/{j}"] = float(np.mean([g["pass_rate"][j] for g in have]))
+        out[f"compoworld/weight/{j}"] = float(np.mean([g["weight"][j] for g in have]))
+    return out
+
+class _TrackerMetrics(TrainerCallback):
+    "Runs first on each log: adds `tracker_metrics` of the pending rollout groups to the log dict every tracker callback then sees."
+    def __init__(self, reward: GroupReward): self.reward = reward
+    def on_log(self, args, state, control, logs=None, **kw):
+        if logs is not None and self.reward.pending: logs.update(tracker_metrics(self.reward.pending))
+
+
 # %% ../nbs/14_train.ipynb #48f3727f
 def _only_group_reward(trainer, reward: GroupReward) -> None:
     "Drop the reward columns TRL added for environments' own `get_reward`: GRPO here is scored by `reward` alone (Eq. 5 needs the group and the final answer), so TRL's `reward` is R."
@@ -399,6 +417,7 @@ def grpo(model_dir: str | Path,  # local HF model directory (e.g. the SFT output
                           processing_class=tok, peft_config=peft_config, environment_factory=env_factory,
                           callbacks=[logs, steplog, *(callbacks or []), watch := _StopWatch()])
     _only_group_reward(trainer, reward)
+    if args.report_to: trainer.callback_handler.callbacks.insert(0, _TrackerMetrics(reward))   # before the trackers' own callbacks
     t0 = time.perf_counter()
     with torch_threads(cfg.threads): trainer.train()
     seconds = time.perf_counter() - t0
