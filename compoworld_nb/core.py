@@ -6,16 +6,16 @@ Docs: https://compoworld.github.io/compoworld_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #7dea5355
 from __future__ import annotations
-import configparser, hashlib, json, math, os, random, shutil, tempfile
+import configparser, difflib, hashlib, json, math, os, random, shutil, tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 # %% auto #0
-__all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'ok', 'err', 'ToolError', 'canonical_json', 'state_hash',
-           'FrozenClock', 'IdFactory', 'register_fact_kind', 'find_settings_file', 'load_settings', 'staging_dir',
-           'publish']
+__all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'ok', 'err', 'ToolError', 'canonical_json',
+           'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind', 'SettingsError', 'find_settings_file',
+           'load_settings', 'staging_dir', 'publish']
 
 # %% ../nbs/00_core.ipynb #e8275355
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -119,18 +119,65 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "walk": {"k": 5, "l_min": 7, "l_max": 12, "distractors": 5},               # paper §5.1
     "rewards": {"lam": 0.01, "delta": 1e-6, "variant": "completion_focused"},  # paper §5.1 (λ, Eq. 5 for GRPO); δ: numerical stability (Eq. 6)
     "grpo": {"n": 8, "epsilon": 0.20, "epsilon_high": 0.28, "beta": 0.0, "lr": 1e-5, "max_steps": 200},  # paper §5.1
-    "sft": {"epochs": 3, "batch": 32, "lr": 1e-4},                              # paper §5.1
+    "sft": {"epochs": 3.0, "batch": 32, "lr": 1e-4},                            # paper §5.1 (epochs may be fractional)
     "rollout": {"max_steps": 24, "n": 8},
     "model": {"base_url": "", "name": "", "timeout": 60.0, "max_retries": 2},  # seconds per request; retries after a timeout/5xx/429
     "simulate": {"world_model_retries": 3, "verify_inputs": 200, "verify_seed": 0, "verify_cache": "",
                  "verify_call_timeout": 10.0},                                  # world-model tools and independent verification (issue 8)
 }
+OPTIONAL: dict[str, dict[str, type]] = {   # known keys with no default: absent unless a file, profile or the environment sets them
+    "sft": {"max_steps": int, "max_length": int},
+    "grpo": {"batch": int, "max_completion_length": int, "temperature": float},
+}
+ENV_VARS: dict[str, str] = {               # COMPOWORLD_* variables that are not settings (everything else COMPOWORLD_* must be one)
+    "COMPOWORLD_SETTINGS": "path of the settings.ini to read",
+    "COMPOWORLD_SANDBOX": "the sandbox level for synthesized services (see `sandbox`)",
+    "COMPOWORLD_SPECS": "a folder of service specs", "COMPOWORLD_TAU": "a τ-bench checkout to import domains from",
+    "COMPOWORLD_SLOW": "1: also run the slow tests", "COMPOWORLD_REQUIRE_BROWSER": "1: browser tests must run, not skip",
+    "COMPOWORLD_REQUIRE_NAMESPACES": "1: namespace sandbox tests must run, not skip",
+}
 
-def _coerce(v: str, like: Any):
-    if isinstance(like, bool): return v.strip().lower() in ("1", "true", "yes", "on")
-    if isinstance(like, int): return int(float(v))
-    if isinstance(like, float): return float(v)
+class SettingsError(ValueError):
+    "An unknown settings key or environment variable (named with the nearest known one), or a value of the wrong type (named with its key and the type expected)."
+
+def _kind(sec: str, key: str) -> type | None:
+    if key in DEFAULTS.get(sec, {}): return type(DEFAULTS[sec][key])
+    return OPTIONAL.get(sec, {}).get(key)
+
+def _known() -> list[str]: return [f"{s}.{k}" for s in DEFAULTS for k in DEFAULTS[s]] + [f"{s}.{k}" for s in OPTIONAL for k in OPTIONAL[s]]
+
+def _nearest(name: str, names: list[str]) -> str:
+    m = difflib.get_close_matches(name, names, n=1, cutoff=0.5)
+    return f"; did you mean {m[0]!r}?" if m else f"; known: {', '.join(names)}"
+
+def _coerce(v: str, kind: type, name: str, where: str):
+    "`v` (text) as `kind`; SettingsError naming `name`, the value, where it came from and the type expected."
+    t = v.strip()
+    try:
+        if kind is bool:
+            if t.lower() in ("1", "true", "yes", "on"): return True
+            if t.lower() in ("0", "false", "no", "off"): return False
+            raise ValueError
+        if kind is int:
+            x = float(t)
+            if not x.is_integer(): raise ValueError
+            return int(x)
+        if kind is float:
+            x = float(t)
+            if not math.isfinite(x): raise ValueError
+            return x
+    except (ValueError, OverflowError):
+        raise SettingsError(f"{name} = {v!r} ({where}): expected {'a boolean (true/false)' if kind is bool else 'an integer' if kind is int else 'a finite number'}") from None
     return v
+
+def _setting(s: dict, sec: str, key: str, v: str, name: str, where: str) -> None:
+    "Set `s[sec][key]` from text `v`, checked; `name` is how the key is written where it came from."
+    kind = _kind(sec, key)
+    if kind is None:
+        near = _nearest(f"{sec}.{key}", _known()) if where != "environment" else \
+               _nearest(name, ["COMPOWORLD_" + k.replace(".", "_").upper() for k in _known()] + list(ENV_VARS))
+        raise SettingsError(f"{name} ({where}) is not a setting{near}")
+    s.setdefault(sec, {})[key] = _coerce(v, kind, name, where)
 
 def find_settings_file(path: str | os.PathLike | None = None) -> Path | None:
     "The settings.ini to read: `path`, else $COMPOWORLD_SETTINGS, else ./settings.ini, else the one beside the package (a source checkout), else the copy installed inside the package (a wheel); None if none exists."
@@ -142,25 +189,36 @@ def find_settings_file(path: str | os.PathLike | None = None) -> Path | None:
         if c and Path(c).is_file(): return Path(c)
     return None
 
+def _env_key(name: str) -> tuple[str, str]:
+    "`COMPOWORLD_GRPO_EPSILON_HIGH` -> ('grpo', 'epsilon_high'): the longest section name that prefixes it."
+    rest = name[len("COMPOWORLD_"):].lower()
+    for sec in sorted(set(DEFAULTS) | set(OPTIONAL), key=len, reverse=True):
+        if rest.startswith(sec + "_"): return sec, rest[len(sec) + 1:]
+    sec, _, key = rest.partition("_")
+    return sec, key
+
 def load_settings(profile: str | None = None, path: str | os.PathLike | None = None, env: dict | None = None) -> dict:
-    "Merged settings as `{section: {key: value}}`; `profile` (e.g. 'demo') overlays `[profile]` keys written `section.key`. Raises KeyError for an unknown profile."
+    """Merged settings as `{section: {key: value}}`: built-in defaults (the paper's values) < settings.ini < `profile`
+    (e.g. 'demo': a `[profile:NAME]` section of `section.key` lines, applied only when asked for) < the environment
+    (`COMPOWORLD_SECTION_KEY`). Raises KeyError for an unknown profile and `SettingsError` for an unknown key or
+    variable (naming the nearest known one) or a value of the wrong type (naming the key, the value and the type)."""
     s = {sec: dict(v) for sec, v in DEFAULTS.items()}
     f = find_settings_file(path)
     cp = configparser.ConfigParser(inline_comment_prefixes=("#", ";"))
     if f: cp.read(f)
     for sec in cp.sections():
         if sec.startswith("profile:"): continue
-        for k, v in cp[sec].items():
-            s.setdefault(sec, {})[k] = _coerce(v, s.get(sec, {}).get(k, v))
+        if sec not in DEFAULTS and sec not in OPTIONAL:
+            raise SettingsError(f"[{sec}] ({f}) is not a settings section{_nearest(sec, list(DEFAULTS))}")
+        for k, v in cp[sec].items(): _setting(s, sec, k, v, f"{sec}.{k}", str(f))
     if profile:
         if not cp.has_section(f"profile:{profile}"): raise KeyError(f"profile={profile!r} not found in {f}")
         for dk, v in cp[f"profile:{profile}"].items():
             sec, _, k = dk.partition(".")
-            s.setdefault(sec, {})[k] = _coerce(v, s.get(sec, {}).get(k, v))
+            _setting(s, sec, k, v, dk, f"{f} [profile:{profile}]")
     for k, v in (os.environ if env is None else env).items():
-        if not k.startswith("COMPOWORLD_") or k == "COMPOWORLD_SETTINGS": continue
-        parts = k[len("COMPOWORLD_"):].lower().split("_", 1)
-        if len(parts) == 2 and parts[0] in s: s[parts[0]][parts[1]] = _coerce(v, s[parts[0]].get(parts[1], v))
+        if not k.startswith("COMPOWORLD_") or k in ENV_VARS: continue
+        _setting(s, *_env_key(k), v, k, "environment")
     return s
 
 # %% ../nbs/00_core.ipynb #9658f47a

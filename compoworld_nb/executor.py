@@ -14,8 +14,8 @@ from .task import Task, admission_errors
 from .trajectory import Trajectory
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'Executor', 'LocalExecutor', 'require_ray', 'RayExecutor', 'make_executor', 'where', 'load_library',
-           'chunk_seed', 'synthesize_tasks', 'service_seed', 'synthesize_targeted', 'validate_tasks', 'rollout_groups',
+__all__ = ['EXECUTORS', 'Executor', 'LocalExecutor', 'require_ray', 'RayExecutor', 'make_executor', 'where', 'chunk_seed',
+           'synthesize_tasks', 'service_seed', 'synthesize_targeted', 'validate_tasks', 'rollout_groups',
            'trajectory_fingerprint', 'add_executor_arguments', 'executor_from_args']
 
 # %% ../nbs/15_executor.ipynb #3a95d640
@@ -133,16 +133,7 @@ def where() -> dict:
     return out
 
 # %% ../nbs/15_executor.ipynb #58248bf6
-@functools.lru_cache(maxsize=8)
-def load_library(spec: str = "default") -> tuple[dict, Callable | None]:
-    "`(library, world_factory)` named by `spec` (`'default'` or `'module:function'`), cached per process; ValueError naming a bad spec."
-    if spec == "default": spec = "compoworld_nb.author:default_library"
-    mod, _, fn = spec.partition(":")
-    try: f = getattr(importlib.import_module(mod), fn)
-    except (ImportError, AttributeError, ValueError) as e:
-        raise ValueError(f"library={spec!r} is not an importable 'module:function' ({type(e).__name__}: {e})") from None
-    r = f()
-    return tuple(r) if isinstance(r, tuple) else (r, None)
+from .library import load_library   # the one library loader; workers load the library named by a spec string
 
 # %% ../nbs/15_executor.ipynb #d627b36b
 def chunk_seed(seed: int, i: int) -> int:
