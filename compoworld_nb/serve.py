@@ -6,13 +6,14 @@ Docs: https://compoworld.github.io/compoworld_nb/serve.html.md"""
 
 # %% ../nbs/11b_serve.ipynb #0f3cd3a1
 from __future__ import annotations
-import argparse, asyncio, ipaddress, socket, sys, threading
+import argparse, asyncio, ipaddress, json, os, signal, socket, sys, threading
 from typing import Any, Awaitable, Callable, Iterable
 import anyio
 import mcp_types as types
 from mcp import Client
 from mcp.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 from .core import *
@@ -98,9 +99,13 @@ class ServedWorld:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {str(mcp_name)[:80]!r}; tools are named service__tool "
                                                  f"({len(self.by_mcp_name)} served, see tools/list)")
         self.calls += 1
-        try: self.js, obs = self.env.call(self.js, name, {} if arguments is None else arguments)
-        except Exception as e: obs = err(500, f"{name}: {type(e).__name__}: {e}")
-        return observation_result(obs)
+        js = self.js
+        try: js, obs = self.env.call(self.js, name, {} if arguments is None else arguments)
+        except Exception as e: js, obs = self.js, err(500, f"{name}: {type(e).__name__}: {e}")
+        try: json.dumps(obs, allow_nan=False).encode("utf-8"); res = observation_result(obs)   # serialise before commit
+        except (TypeError, ValueError) as e: return observation_result(err(500, f"{name}: the reply is not strict JSON ({type(e).__name__}); the state is kept as it was"))
+        self.js = js
+        return res
 
     def joint_hash(self) -> str: return joint_hash(self.js)
 
@@ -249,11 +254,47 @@ def _url(sock: socket.socket, path: str = "/mcp") -> str:
 def _server_of(world: ServedWorld | TaskSessions) -> Server:
     return make_task_server(world) if isinstance(world, TaskSessions) else make_server(world)
 
+class _ParseErrors:
+    """The stdio read stream with lines that are not JSON-RPC answered on the write stream (JSON-RPC 2.0: -32700 parse
+    error for text that is not JSON, -32600 invalid request for JSON that is not a message; `id` null) and skipped,
+    so serving continues; everything else passes through unchanged."""
+    def __init__(self, read, write): self._r, self._w = read, write
+    @property
+    def last_context(self): return getattr(self._r, "last_context", None)
+    async def receive(self):
+        while True:
+            item = await self._r.receive()
+            if not isinstance(item, Exception): return item
+            errs = item.errors() if hasattr(item, "errors") else []
+            code = types.PARSE_ERROR if any(e.get("type") == "json_invalid" for e in errs) else types.INVALID_REQUEST
+            msg = "Parse error: the line is not JSON" if code == types.PARSE_ERROR else "Invalid Request: the line is not a JSON-RPC message"
+            await self._w.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=types.ErrorData(code=code, message=msg))))
+    def __aiter__(self): return self
+    async def __anext__(self):
+        try: return await self.receive()
+        except anyio.EndOfStream: raise StopAsyncIteration from None
+    def close(self): self._r.close()
+    async def aclose(self): await self._r.aclose()
+    def clone(self): return _ParseErrors(self._r.clone(), self._w)
+    async def __aenter__(self): return self
+    async def __aexit__(self, *exc): await self.aclose()
+
 def serve_stdio(world: ServedWorld | TaskSessions) -> None:
-    "Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin."
+    "Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin or SIGTERM; a line that is not JSON-RPC gets a -32700/-32600 error and serving goes on."
     server = _server_of(world)
     async def main():
-        async with stdio_server() as (r, w): await server.run(r, w, server.create_initialization_options())
+        async with stdio_server() as (r, w):
+            async with anyio.create_task_group() as tg:
+                async def on_term():
+                    # answered between two messages (every tool call is time-bounded, so the loop is never stuck in
+                    # one); the stdin reader thread cannot be cancelled, so the process ends by the signal itself
+                    with anyio.open_signal_receiver(signal.SIGTERM) as sigs:
+                        async for _ in sigs:
+                            try: sys.stdout.flush()
+                            finally: signal.signal(signal.SIGTERM, signal.SIG_DFL); os.kill(os.getpid(), signal.SIGTERM)
+                tg.start_soon(on_term)
+                await server.run(_ParseErrors(r, w), w, server.create_initialization_options())
+                tg.cancel_scope.cancel()
     anyio.run(main)
 
 def serve_http(world: ServedWorld | TaskSessions, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,

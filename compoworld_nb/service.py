@@ -428,7 +428,8 @@ ARG_LIMITS = {"depth": 32,          # nesting of lists/objects inside one call's
               "items": 10_000,      # values (list items, object members, leaves) in one call's arguments
               "chars": 100_000,     # characters of one string (a key or a value)
               "int_bits": 63}       # integers are in (-2**63, 2**63): what JSON readers keep exactly as 64-bit ints
-CALL_BUDGET_S = 2.0                 # seconds one tool call may run; a tool that checks `call_deadline` answers 504 beyond it
+CALL_BUDGET_S = 0.05                # seconds one tool call may run; a tool that checks `call_deadline` answers 504 beyond it
+                                    # (sqlite checks every 10k VM steps, so a short query is never stopped; tools stay under 100 ms)
 
 def _bad_text(s: str) -> bool:
     "True if `s` cannot be encoded as UTF-8 (a lone surrogate such as '\\udfff')."
@@ -462,6 +463,17 @@ def bound_arguments(args: dict) -> dict | None:
             for k2, v2 in items: todo.append((k2, v2, depth + 1, top))
         else: return err(400, f"argument {top!r}: a {t.__name__} is not a JSON value", top)
     return None
+
+def _finite(x) -> bool:
+    "True if no float anywhere in the JSON value `x` is NaN or infinite (iterative: any depth)."
+    todo = [x]
+    while todo:
+        v = todo.pop(); t = type(v)
+        if t is float:
+            if v != v or v in (float("inf"), float("-inf")): return False
+        elif t is dict: todo.extend(v.values())
+        elif t is list or t is tuple: todo.extend(v)
+    return True
 
 _DEADLINE = threading.local()
 
@@ -544,6 +556,8 @@ class Service:
         finally: _DEADLINE.at = prev
         try: obs = ok(to_jsonable(data))
         except Exception as x: return state, err(500, f"{self.name}.{tool}: the result is not JSON: {type(x).__name__}: {x}")
+        if not _finite(obs["data"]):          # a reply is strict JSON, and a change that produced it is not kept
+            return state, err(422, f"{self.name}.{tool}: the result holds a non-finite number (NaN or infinity), which has no JSON form")
         if new is not state: commit_view(new)
         return new, obs
 

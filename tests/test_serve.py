@@ -205,3 +205,44 @@ def test_a_huge_bad_argument_is_not_echoed_back_whole():
     msg = obs["error"]["message"]
     assert msg.startswith("argument 'name': Input should be a valid string (got ['xxx") and msg.endswith("…)")
     assert len(msg) < 200
+
+
+def test_stdio_answers_lines_that_are_not_json_rpc_and_keeps_serving_then_stops_on_sigterm():
+    "issue 21: -32700 for text that is not JSON, -32600 for JSON that is no message (id null), serving goes on; SIGTERM ends it."
+    import signal
+    p = subprocess.Popen([sys.executable, *SERVER_ARGS], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.DEVNULL, text=True)
+    try:
+        def send(o): p.stdin.write((o if isinstance(o, str) else json.dumps(o)) + "\n"); p.stdin.flush()
+        def recv(): return json.loads(p.stdout.readline())
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                                                             "clientInfo": {"name": "t", "version": "0"}}})
+        assert recv()["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        for line, code in (("this is not json", -32700), ('{"jsonrpc": "2.0", "id": 5', -32700), ('{"hello": 1}', -32600), ("[1, 2]", -32600)):
+            send(line)
+            assert recv() == {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": ("Parse error: the line is not JSON" if code == -32700
+                                                                                             else "Invalid Request: the line is not a JSON-RPC message")}}
+        # a non-finite number in the arguments is a normal tool error (400), not a protocol failure with code 0
+        send('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "gmail__create_label", "arguments": {"name": 1e999}}}')
+        r = recv()
+        assert r["id"] == 2 and r["result"]["isError"] is True and r["result"]["structuredContent"]["error"]["code"] == 400
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/list"})
+        r = recv()
+        assert r["id"] == 3 and len(r["result"]["tools"]) == N_TOOLS
+        p.send_signal(signal.SIGTERM)
+        assert p.wait(timeout=60) == -signal.SIGTERM
+    finally:
+        if p.poll() is None: p.kill(); p.wait(10)
+
+
+def test_a_reply_that_is_not_strict_json_is_refused_before_the_state_is_kept():
+    world = ServedWorld(served_env("gmail", LIB), seed=0)
+    js, real = world.js, world.env.call
+    def inf_reply(j, name, args):
+        j2, o = real(j, name, args)
+        return j2, {"ok": True, "data": {"x": float("inf")}}
+    world.env.call = inf_reply
+    r = world.call("gmail__create_label", {"name": LABEL})
+    assert r.is_error and r.structured_content["error"]["code"] == 500 and "not strict JSON" in r.structured_content["error"]["message"]
+    assert world.js is js
