@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from .core import *
 from .trajectory import Trajectory, save_jsonl
 from .task import Task
+from . import rewards
 from .harness import HFPolicy, OpenAIPolicy, make_policy, rollout_group
 
 # %% auto #0
@@ -44,10 +45,9 @@ def task_domains(task: Task, library: dict) -> list[str]:
     return sorted({library[s].domain for s in task.services if s in library})
 
 def trajectory_score(t: Trajectory, weights: list[float] | None = None) -> float:
-    "Partial credit of one trajectory: Σ w_j b_ij / Σ w_j (the uniform rubric reward when all weights are 1); 0 with no criteria."
+    "Partial credit of one trajectory: the uniform rubric reward Σ w_j b_ij / Σ w_j (`rewards.uniform`, static `weights`, 1 iff all pass); 0 with no criteria."
     if not t.criteria: return 0.0
-    w = np.ones(len(t.criteria)) if weights is None else np.asarray(weights, dtype=float)
-    return float(np.dot(w, t.criteria) / w.sum())
+    return float(rewards.uniform([t.criteria], weights)[0])
 
 def trajectory_rows(trajs: list[Trajectory], tasks: dict[str, Task], library: dict) -> list[dict]:
     "One row per trajectory: task, seed, domains, K, L, passed (0/1) and score."

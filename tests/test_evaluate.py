@@ -38,7 +38,8 @@ def test_table_values_by_hand():
     assert [(r["value"], r["trajectories"]) for r in evaluation_table(rows, "L")] == [(3, 2), (5, 1), ("all", 3)]
     with pytest.raises(ValueError, match="by='X'"): evaluation_table(rows, "X")
     t = Trajectory(task_id="a", policy="p", seed=0, criteria=[1, 0, 1, 1])
-    assert trajectory_score(t) == 0.75 and trajectory_score(t, [1, 2, 1, 0]) == 0.5
+    assert trajectory_score(t) == 0.75 and trajectory_score(t, [1, 2, 1, 1]) == pytest.approx(0.6)   # rewards.uniform
+    with pytest.raises(ValueError, match="weights must be > 0"): trajectory_score(t, [1, 2, 1, 0])   # as Criterion.weight
 
 
 def test_domains_follow_the_services_or_the_authored_domain(tasks_file):
