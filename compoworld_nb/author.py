@@ -16,20 +16,24 @@ from .core import *
 from .service import Records, Service, State, Step, Visit, lineage, to_jsonable
 from .compose import *
 from .walk import *
+from .scenario import Scenario, bind_roles, play_scenario, scenario_meta
 from .rubric import Rubric, Criterion
 from .task import *
 from .task import _fixture
 
 # %% auto #0
-__all__ = ['default_library', 'AuthoringError', 'StepContext', 'can_follow', 'step_after', 'step_then', 'count_plans',
-           'plan_walk', 'assign_steps', 'collateral_criteria', 'author_task', 'gc_paced', 'generate_tasks',
-           'synthesis_summary', 'difficulty_table', 'difficulty_report', 'register_cli']
+__all__ = ['default_library', 'default_scenarios', 'AuthoringError', 'StepContext', 'can_follow', 'step_after', 'step_then',
+           'count_plans', 'plan_walk', 'assign_steps', 'collateral_criteria', 'author_task', 'scenario_task',
+           'gc_paced', 'generate_tasks', 'synthesis_summary', 'difficulty_table', 'difficulty_report', 'register_cli']
 
 # %% ../nbs/09_author.ipynb #d9e72181
-def default_library() -> tuple[dict, Callable]:
-    "The shipped library (`sample_services.load_library()`) and its world factory."
-    import sample_services, sample_services.world as w
-    return sample_services.load_library(), w.make_world
+from .library import load_library
+default_library = load_library   # the one library loader (`library.load_library`), under the name the author layer has always used
+
+def default_scenarios() -> dict:
+    "The shipped workflow scenarios (`sample_services.scenarios`), `{name: Scenario}`."
+    import sample_services.scenarios as sc
+    return dict(sc.SCENARIOS)
 
 class AuthoringError(RuntimeError):
     "The author could not build a task; `rule` names why."
@@ -424,6 +428,17 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
                           "covers": covers, "description": f"the final answer reports {visit.reveals_phrase}"})
             if not visit.answer: texts.append(f"Finally, reply with {visit.reveals_phrase}.")
         value, ctx.in_phrase, kind_in = visit.reveals, visit.reveals_phrase, want
+    for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
+    for ch in changes: ch["criteria"] = [f"c{j + 1}" for j in ch["criteria"]]
+    u = " ".join(texts)
+    meta = {"K": k, "L": L, "domain": domain, "domains": sorted({library[n].domain for n in C}), "author": "programmatic", "seed": seed, "world_seed": ws,
+            "steps": [f"{s.service}.{s.name}" for s, _ in plan], "visits": ctx.visits, "changes": changes, "decoys": n_decoys,
+            "scenario": "token_chain", "n_conditions": 0, "set_sizes": []}
+    return _finish_task(library, seed, ctx, fx, C, D, walk, u, crits, answer, meta)
+
+def _finish_task(library: dict, seed: int, ctx: StepContext, fx: dict, C: list, D: list, walk: list, u: str, crits: list,
+                 answer: str | None, meta: dict) -> Task:
+    "The task from what the author's visits did on `ctx`: s0 as fixtures plus the planted records, the probe (Eq. 4) to g, collateral criteria, the id."
     overrides: dict = {}
     for svc in C + D:                                       # plants only add records (StepContext.plant checks it)
         planted: dict = {}
@@ -436,11 +451,7 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
                     if len(order) == len(ids): break
             for rid in reversed(order):
                 overrides.setdefault(svc, {}).setdefault(col, {})[rid] = dict.__getitem__(coll, rid).model_dump(mode="json")
-    for j, c in enumerate(crits): c.update(id=f"c{j + 1}", weight=1.0)
-    for ch in changes: ch["criteria"] = [f"c{j + 1}" for j in ch["criteria"]]
-    u = " ".join(texts)
-    meta = {"K": k, "L": L, "domain": domain, "domains": sorted({library[n].domain for n in C}), "author": "programmatic", "seed": seed, "world_seed": ws,
-            "steps": [f"{s.service}.{s.name}" for s, _ in plan], "visits": ctx.visits, "changes": changes, "decoys": n_decoys}
+    ws = meta["world_seed"]
     draft = Task(id="draft", u=u, services=C, distractors=D, walk=walk, graph=DependencyGraph(C, walk, D).to_json(),
                  s0={"seed": ws, "overrides": overrides}, s0_hash="", reference=ctx.reference, answer=answer,
                  g_hash="", rubric=crits, meta=meta)
@@ -457,6 +468,41 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
     rubric = rubric_rows(crits + coll)
     tid = "t" + hashlib.sha256(f"{seed}:{u}:{s0h}".encode()).hexdigest()[:10]
     return draft.model_copy(update={"id": tid, "rubric": rubric, "g_hash": gh})
+
+def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
+                  n_distractors: int | None = None, world_factory: Callable | None = None, world_seed: int | None = None) -> Task:
+    """One task from `seed` played from a workflow scenario (deterministic): the scenario is drawn from `scenarios`, its roles are
+    cast to services of `library` (C), the scenario's visits give the walk and its meaning (Eq. 3 holds: no service twice in a row,
+    C covered, a revisit), and the request u is phrased at goal level. AuthoringError (`.rule`) if no scenario fits K / L or the
+    cast fails; None arguments come from settings.ini's `[walk]`."""
+    if None in (k, l_min, l_max, n_distractors):
+        w = walk_settings(k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
+        k, l_min, l_max, n_distractors = w["k"], w["l_min"], w["l_max"], w["distractors"]
+    rng = random.Random(seed)
+    names = sorted(scenarios)
+    if not names: raise AuthoringError("scenario_cast", "no scenarios given")
+    sc: Scenario = scenarios[rng.choice(names)]
+    cast = bind_roles(sc.shape, library, rng)
+    if cast is None: raise AuthoringError("scenario_cast", f"the library cannot cast scenario {sc.name!r} (shape {sc.shape.name})")
+    C0 = list(dict.fromkeys(cast.values()))
+    if len(C0) != k: raise AuthoringError("scenario_k", f"scenario {sc.name!r} uses K={len(C0)} services, not K={k}")
+    rest = [n for n in library if n not in C0]
+    D = rng.sample(rest, min(n_distractors, len(rest)))
+    ws = seed if world_seed is None else world_seed
+    env = ComposedEnv([library[n] for n in C0 + D])
+    fx = {n: _fixture(s, ws) for n, s in env.services.items()}
+    world = world_factory(ws) if world_factory else None
+    ctx = StepContext(env, fx, rng, world, ws)
+    try: p = play_scenario(sc, ctx, library, cast, rng)
+    except (AssertionError, KeyError, IndexError, StopIteration) as e:
+        raise AuthoringError("step_failed", f"scenario {sc.name}: {type(e).__name__}: {e}") from None
+    L = len(p.walk)
+    if not l_min <= L <= l_max: raise AuthoringError("scenario_length", f"scenario {sc.name!r} has L={L}, outside {l_min}-{l_max}")
+    C = list(dict.fromkeys(p.walk))
+    meta = {"K": len(C), "L": L, "domain": None, "domains": sorted({library[n].domain for n in C}), "author": "scenario", "seed": seed,
+            "world_seed": ws, "steps": [f"{s}.{sc.shape.name}" for s in p.walk], "visits": ctx.visits, "changes": p.changes, "decoys": 0,
+            **scenario_meta(p, sc)}
+    return _finish_task(library, seed, ctx, fx, C, D, p.walk, p.u, p.criteria, p.answer, meta)
 
 # %% ../nbs/09_author.ipynb #34c0cb86
 _GC_PACE = {"depth": 0, "saved": None, "lock": threading.Lock()}
@@ -487,9 +533,18 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
                    k: int | tuple | None = None, l_min: int | None = None, l_max: int | None = None,
                    n_distractors: int | None = None, domain: str | None = None, max_attempts: int | None = None,
                    progress: bool = True, worlds: int = 8, rules: list[str] | None = None,
-                   stats: dict | None = None) -> tuple[list[Task], dict]:
-    "Up to `n` admitted tasks and `{rule: rejected tasks}` (first broken rule). `k` may be a (lo, hi) range sampled per task; None values come from settings.ini. `stats`, if given, is filled with counts and timing. Raises ValueError on bad K/L."
+                   stats: dict | None = None, scenarios: dict | str | None = "default", chain_share: float = 0.08) -> tuple[list[Task], dict]:
+    """Up to `n` admitted tasks and `{rule: rejected tasks}` (first broken rule). `k` may be a (lo, hi) range sampled per task; None
+    values come from settings.ini. Each attempt is a workflow scenario (`scenario_task`; `scenarios="default"`: the shipped ones,
+    None: none) unless its seed draws the token chain (`author_task`, with probability `chain_share`), no scenario has that K, or
+    a `domain` is asked for. `stats`, if given, is filled with counts and timing. Raises ValueError on bad K/L or chain_share."""
     if library is None: library, world_factory = default_library()
+    if not 0.0 <= chain_share <= 1.0: raise ValueError(f"chain_share={chain_share!r} must be in [0, 1]")
+    if isinstance(scenarios, str):
+        if scenarios != "default": raise ValueError(f"scenarios={scenarios!r}: give 'default', None or a {{name: Scenario}} dict")
+        scenarios = default_scenarios()
+    by_k: dict = {}
+    for name, sc in sorted((scenarios or {}).items()): by_k.setdefault(sc.shape.k, {})[name] = sc
     ks = (k, k) if isinstance(k, int) else tuple(k) if k is not None else (walk_settings()["k"],) * 2
     base = walk_settings(k=ks[0], l_min=l_min, l_max=l_max, distractors=n_distractors)
     l_min, l_max, n_distractors = base["l_min"], base["l_max"], base["distractors"]
@@ -506,8 +561,10 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
             if len(tasks) >= n: break
             attempts += 1
             ts, kk, ws = rng.randrange(2**31), rng.randint(*ks), wseeds[rng.randrange(worlds)]
+            chain = domain is not None or kk not in by_k or random.Random(f"chain:{ts}").random() < chain_share
             try:
-                t = author_task(library, ts, kk, max(l_min, kk + 1), l_max, n_distractors, domain, world_factory, world_seed=ws)
+                if chain: t = author_task(library, ts, kk, max(l_min, kk + 1), l_max, n_distractors, domain, world_factory, world_seed=ws)
+                else: t = scenario_task(library, ts, by_k[kk], kk, max(l_min, kk + 1), l_max, n_distractors, world_factory, world_seed=ws)
                 errs = admission_errors(t, library, rules)
             except AuthoringError as e: errs = [f"{e.rule}: {e}"]
             if not errs and t.id in seen: errs = ["unique: duplicate task"]

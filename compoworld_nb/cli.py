@@ -265,7 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
     from compoworld_nb.synthesize import register_cli as _synthesize  # sets `handler` (sandboxed write-test-repair loop)
     from compoworld_nb.verify import register_cli as _verify  # sets `handler` (schema-derived inputs, quarantine report)
     from compoworld_nb.arena import register_cli as _arena  # sets `handler` (prints its own output, returns the status)
-    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify, _arena): reg(sub)
+    from compoworld_nb.resources import register_cli as _resources  # sets `handler` (HTTP resources server; serves until interrupted)
+    from compoworld_nb.export import register_cli as _export  # sets `handler` (Hugging Face dataset folder)
+    for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify, _arena, _resources, _export): reg(sub)
     return p
 
 def verified_library() -> tuple[dict, Any]:

@@ -21,7 +21,7 @@ __all__ = ['OPS', 'Op', 'MAX_WEIGHT', 'CriterionError', 'Criterion', 'criterion_
            'score_finals', 'final_scorer']
 
 # %% ../nbs/07_rubric.ipynb #6652a40b
-OPS = ("eq", "ne", "approx", "contains", "in", "exists", "absent", "count_eq", "gte", "lte")
+OPS = ("eq", "ne", "approx", "contains", "excludes", "in", "exists", "absent", "count_eq", "gte", "lte")
 Op = Literal[OPS]
 MAX_WEIGHT = 1e6   # the largest static criterion weight: weights are finite and in (0, MAX_WEIGHT]
 
@@ -130,7 +130,9 @@ def get_path(rec: Any, path: str | None) -> tuple[bool, Any]:
 def apply_op(op: str, found: bool, actual: Any, value: Any, tol: float = 1e-6) -> bool:
     """Evaluate one operator on a field value (`found`: whether the field exists). Comparisons are typed (`typed_eq`);
     `contains` on a list means an element equal to `value`, on text and a string `value` whole tokens (`text_contains`),
-    on text and a number `value` a number written in the text equal to it within `tol` (never digits inside a longer number)."""
+    on text and a number `value` a number written in the text equal to it within `tol` (never digits inside a longer number);
+    `excludes` (value: one value or a list) is true when none of them is contained in that sense — the "others absent" half of a
+    text requirement, so that a write naming every candidate does not pass."""
     if op == "exists": return found and actual is not None
     if op == "absent": return not found or actual is None
     if not found: return False
@@ -145,6 +147,9 @@ def apply_op(op: str, found: bool, actual: Any, value: Any, tol: float = 1e-6) -
         if isinstance(actual, str) and isinstance(value, str): return text_contains(actual, value)
         if isinstance(actual, str) and _num(value): return any(typed_eq(x, value, tol) for x in numbers_in(actual))
         return False
+    if op == "excludes":
+        if not isinstance(actual, (list, str)): return False
+        return not any(apply_op("contains", True, actual, v, tol) for v in (value if isinstance(value, list) else [value]))
     raise ValueError(f"unknown op={op!r}; expected one of {OPS}")
 
 # %% ../nbs/07_rubric.ipynb #006d9601

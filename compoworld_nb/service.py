@@ -20,7 +20,7 @@ from .core import *
 __all__ = ['ARG_LIMITS', 'CALL_BUDGET_S', 'Record', 'State', 'Tool', 'make_tool', 'clone_value', 'same_value', 'Snapshot',
            'snapshot', 'Records', 'lineage', 'verified_lineage', 'CowRecords', 'cow_view', 'commit_view', 'state_text',
            'digest_form', 'state_digest', 'to_jsonable', 'bound_arguments', 'call_deadline', 'check_deadline',
-           'check_arguments', 'Service', 'Visit', 'Step', 'add_step']
+           'check_arguments', 'Service', 'Visit', 'Step', 'add_step', 'add_beat', 'beats_of']
 
 # %% ../nbs/01_service.ipynb #61cbabac
 _TEXT: dict[int, tuple] = {}  # id(record) -> (weakref to it, its key, b'"key":canonical text', SHA-256 of that text); see `state_digest`
@@ -601,3 +601,17 @@ def add_step(service: Service, name: str, needs, reveals=(), writes: bool = Fals
     def deco(f):
         service.steps.append(Step(service.name, name, tuple(needs), tuple(reveals), writes, f)); return f
     return deco
+
+def add_beat(service: Service, role: str):
+    """Decorator registering a scenario beat `fn(ctx, **kw) -> dict` on `service` under `role` ('doc', 'notify', 'announce', ...).
+    A beat is a service's part in a workflow scenario (compoworld_nb.scenario): it plants what the scenario needs found and makes
+    the reference calls; the scenario, not the beat, writes the instruction. Raises ValueError if `role` is registered twice."""
+    def deco(f):
+        beats = service.__dict__.setdefault("beats", {})
+        if role in beats: raise ValueError(f"{service.name}: beat {role!r} registered twice")
+        beats[role] = f; return f
+    return deco
+
+def beats_of(service) -> dict:
+    "`{role: fn}` of the scenario beats a service offers (empty for a service with none)."
+    return getattr(service, "__dict__", {}).get("beats", {})

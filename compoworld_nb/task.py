@@ -824,7 +824,7 @@ def _r_answer(a: Admission) -> list[str]:
     "Each output criterion's value is learned from an observation, not given in u."
     out = []
     for c in a.goal:
-        if c.kind != "output" or c.value is None: continue
+        if c.kind != "output" or c.value is None or c.op == "excludes": continue    # excludes names what must NOT be answered
         v = str(c.value)
         if has_token(a.task.u, v): out.append(f"criterion {c.id}: the answer {v!r} is given in u")
         elif not any(f.has(v) or (_decimals(v) is not None and f.has_number(float(v), _decimals(v))) for f in a.obs_facts):

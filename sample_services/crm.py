@@ -381,3 +381,19 @@ def note_step(ctx, value, want):
             ctx.criterion("activities", {"subject": subject}, "contact_id", "eq", c.id)]
     return Visit(f'In the CRM, log a note on the contact {c.first_name} {c.last_name} ({c.email}) with the subject "{subject}" that includes {ctx.in_phrase}.',
                  criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Log a note titled `title` with `text` as its body on the contact `target` names."
+    ctx.call("log_activity", type="note", subject=title, body=text, contact_id=target["id"])
+    return {"collection": "activities", "where": {"subject": title, "contact_id": target["id"]}, "field": "body", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    st = ctx.state("crm")
+    c = sorted(st.contacts.values(), key=lambda c: c.id)[ctx.rng.randrange(len(st.contacts))]
+    return {"id": c.id, "phrase": f"a note on {c.first_name} {c.last_name}'s contact record in the CRM"}
+announce_beat.target = _announce_target

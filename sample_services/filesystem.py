@@ -425,3 +425,40 @@ def save_step(ctx, value, want):
     ctx.call("write_file", path=f"{root}/notes/{name}", content=f"Remember: {value}\n")
     crit = [ctx.criterion("files", {"id": f"{root}/notes/{name}"}, "content", "contains", str(value))]
     return Visit(f"Save a new text file named {name} in my notes folder ({root}/notes) that contains {ctx.in_phrase}.", criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+def _slug(text: str) -> str: return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "doc"
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant a Markdown file `docs/<slug of title>.md` holding `body`; the reference finds it by name and reads it."
+    root = ctx.state("filesystem").root
+    slug = _slug(title)
+    path = f"{root}/docs/{slug}.md"
+    def plant(s: FsState):
+        t = iso(EPOCH - timedelta(days=2))
+        if not _is_dir(s, f"{s.root}/docs"): s.directories[f"{s.root}/docs"] = Directory(id=f"{s.root}/docs", created=t, modified=t)
+        s.files[path] = File(id=path, content=f"# {title}\n\n{body}\n\n— {author.name}\n", created=t, modified=t)
+    ctx.plant("filesystem", plant)
+    found = ctx.call("search_files", path=root, pattern=f"*{slug}*")
+    got = ctx.call("read_text_file", path=found[0])
+    assert title in got
+    return {"phrase": f"the file {slug}.md in my documents folder", "where": "my files"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": f"the file docs/{_slug(title)}.md in my files"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Write `text` to the notes file `target` names (the title is its first line)."
+    ctx.call("write_file", path=target["path"], content=f"{title}\n\n{text}\n")
+    ctx.call("read_text_file", path=target["path"])              # read back what was saved
+    return {"collection": "files", "where": {"id": target["path"]}, "field": "content", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    root = ctx.state("filesystem").root
+    name = f"{_slug(ctx.label('log'))}.txt"
+    return {"path": f"{root}/notes/{name}", "phrase": f"a new file {root}/notes/{name}"}
+announce_beat.target = _announce_target

@@ -321,3 +321,42 @@ def reply_step(ctx, value, want):
     ctx.call("reply_to_topic", topic_id=t.id, raw=f"Quick update for everyone: {value}. Thanks!")
     crit = [ctx.criterion("posts", {"topic_id": t.id, "author": st.me}, "raw", "contains", str(value))]
     return Visit(f'On the community forum, reply in the topic "{t.title}" with a post that mentions {ctx.in_phrase}.', criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant an announcements topic titled `title` whose first post is `body`; the reference searches the posts for the title."
+    tid, pid = ctx.plant_id("t"), ctx.plant_id("p")
+    uid = sorted(ctx.state("forum").users)[1]
+    def plant(s: ForumState):
+        t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 48)))
+        s.topics[tid] = Topic(id=tid, title=title, category_id="announcements", author=uid, created_at=t, last_posted_at=t)
+        s.posts[pid] = Post(id=pid, topic_id=tid, post_number=1, author=uid, raw=body, created_at=t)
+    ctx.plant("forum", plant)
+    got = ctx.call("search_posts", query=title)
+    assert got["posts"] and got["posts"][0]["topic_title"] == title
+    return {"phrase": f"the forum topic “{title}”", "where": "the community forum"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "the community forum"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Reply `title: text` in the open topic `target` names."
+    ctx.call("reply_to_topic", topic_id=target["id"], raw=f"{title}: {text}")
+    return {"collection": "posts", "where": {"topic_id": target["id"], "author": ctx.state("forum").me}, "field": "raw", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    st = ctx.state("forum")
+    opens = sorted((t for t in st.topics.values() if not t.closed), key=lambda t: t.id)
+    t = opens[ctx.rng.randrange(len(opens))]
+    return {"id": t.id, "phrase": f"the forum topic “{t.title}”"}
+announce_beat.target = _announce_target
+
+@add_beat(service, "annotate")
+def annotate_beat(ctx, title: str, text: str) -> dict:
+    "Reply `text` in the topic titled `title` (the document itself)."
+    tid = next(k for k, t in ctx.state("forum").topics.items() if t.title == title)
+    return announce_beat(ctx, {"id": tid}, title, text)

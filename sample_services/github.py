@@ -822,3 +822,40 @@ def issue_step(ctx, value, want):
     crit = [ctx.criterion("issues", {"repo": r.id, "title": title}, "body", "contains", str(value)),
             ctx.criterion("issues", {"repo": r.id, "title": title}, "state", "eq", "open")]
     return Visit(f'Open an issue titled "{title}" in the {r.id} repository whose description includes {ctx.in_phrase}.', criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant an issue titled `title` whose body is `body` in one repository; the reference searches the issues for the title."
+    s = ctx.state("github")
+    r = s.repos[(spot or _doc_spot(ctx))["repo"]]
+    def plant(st: GithubState):
+        rr = st.repos[r.id]
+        n = rr.next_number + 500 + sum(1 for i in st.issues.values() if i.repo == r.id and i.number >= rr.next_number + 500)
+        st.issues[f"{r.id}#{n}"] = Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=title, body=body, user=st.me,
+                                         created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6)))
+    ctx.plant("github", plant)
+    got = ctx.call("search_issues", query=title)
+    assert any(i["title"] == title for i in got["items"])
+    return {"phrase": f"the GitHub issue “{title}” in {r.id}", "where": "GitHub"}
+
+def _doc_spot(ctx, title: str = "") -> dict:
+    s = ctx.state("github")
+    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    return {"repo": r.id, "phrase": f"the {r.id} repository on GitHub"}
+doc_beat.spot = _doc_spot
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Open an issue titled `title` with `text` as its body in the repository `target` names."
+    ctx.call("create_issue", owner=target["owner"], repo=target["name"], title=title, body=text)
+    return {"collection": "issues", "where": {"repo": target["repo"], "title": title}, "field": "body", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    s = ctx.state("github")
+    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    return {"owner": r.owner, "name": r.name, "repo": r.id, "phrase": f"an issue in the {r.id} repository"}
+announce_beat.target = _announce_target

@@ -490,3 +490,43 @@ def send_step(ctx, value, want):
             ctx.criterion("messages", {"subject": subject}, "labelIds", "contains", "SENT")]
     return Visit(f'Email {person.name} ({person.email}) with the subject "{subject}" and include {ctx.in_phrase} in the message.',
                  criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant an email from `author` with subject `title`; the reference finds it by its subject and reads it."
+    mid, tid = ctx.plant_id("msg"), ctx.plant_id("thr")
+    date = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 72)))
+    def plant(s: GmailState):
+        s.messages[mid] = Message(id=mid, threadId=tid, sender=author.email, sender_name=author.name, to=[s.address],
+                                  subject=title, body=f"Hi {ctx.world.me.first},\n\n{body}\n\n{author.first}", date=date,
+                                  labelIds=["INBOX", "UNREAD"])
+    ctx.plant("gmail", plant)
+    found = ctx.call("search_emails", query=f'subject:"{title}"')
+    got = ctx.call("read_email", messageId=found["messages"][0]["id"])
+    assert body.split("\n")[0] in got["body"]
+    return {"phrase": f"{author.first}'s email “{title}”", "where": "my inbox"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "my inbox"}
+
+@add_beat(service, "notify")
+def notify_beat(ctx, people: list, subject: str, body) -> list[dict]:
+    "Email each person of `people` their own message (`body(person) -> text`); one selector per person for the criteria."
+    out = []
+    for p in people:
+        ctx.call("send_email", to=[p.email], subject=subject, body=body(p))
+        out.append({"collection": "messages", "where": {"subject": subject, "to.0": p.email}, "field": "body", "person": p})
+    return out
+
+def notify_absent(ctx, person) -> dict:
+    "The selector of messages to `person` (an exclusion criterion: none of them is added or changed)."
+    return {"collection": "messages", "where": {"to.0": person.email}}
+notify_beat.absent = notify_absent
+
+def notify_mistake(ctx, person, subject: str) -> dict:
+    "The plausible mistake an exclusion guards against: the same email sent to `person` as well."
+    return {"tool": "gmail.send_email", "arguments": {"to": [person.email], "subject": subject, "body": f"Hi {person.first}, see the details above."}}
+notify_beat.mistake = notify_mistake

@@ -452,3 +452,51 @@ def create_step(ctx, value, want):
             f'(my calendar\'s time zone) and set its location to {ctx.in_phrase}.')
     if want is None: return Visit(text, criteria=crit)
     return Visit(text, reveals=ev["id"], reveals_phrase="the id of the event you created", criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "event")
+def event_beat(ctx, title: str, place: str, guests: list) -> dict:
+    """Plant an upcoming event titled `title` at `place` with `guests` (`[(Person, responseStatus)]`) invited; the reference
+    searches the next two weeks for it. Returns `{id, start, location, attendees}` as observed."""
+    w = ctx.world
+    s = ctx.state("calendar")
+    prim = next(c for c in s.calendars.values() if c.primary)
+    tz = ZoneInfo(prim.timeZone)
+    day = (EPOCH + timedelta(days=ctx.rng.randint(2, 12))).date()
+    a = datetime.combine(day, time(ctx.rng.choice([10, 13, 17])), tz)
+    eid = ctx.plant_id("ev")
+    def plant(st: CalendarState):
+        st.events[eid] = Event(id=eid, calendarId=prim.id, summary=title, location=place,
+                               start=EventTime(dateTime=a.isoformat(), timeZone=prim.timeZone),
+                               end=EventTime(dateTime=(a + timedelta(hours=2)).isoformat(), timeZone=prim.timeZone),
+                               attendees=[Attendee(email=w.me.email, displayName=w.me.name, responseStatus="accepted")] +
+                                         [Attendee(email=p.email, displayName=p.name, responseStatus=r) for p, r in guests],
+                               organizer=w.me.email, created=iso(EPOCH - timedelta(days=5)), updated=iso(EPOCH - timedelta(days=5)),
+                               htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}")
+    ctx.plant("calendar", plant)
+    found = ctx.call("search-events", calendarId="primary", query=title, timeMin=iso(EPOCH), timeMax=iso(EPOCH + timedelta(days=14)))
+    ev = found["events"][0]
+    assert ev["summary"] == title
+    return {"id": ev["id"], "location": ev["location"], "day": day, "attendees": ev.get("attendees", [])}
+
+@add_beat(service, "update")
+def update_beat(ctx, event_id: str, location: str, description: str) -> list[dict]:
+    "Set the event's location and description; the selectors of the two fields for the criteria."
+    ctx.call("update-event", calendarId="primary", eventId=event_id, location=location, description=description)
+    return [{"collection": "events", "where": {"id": event_id}, "field": "location"},
+            {"collection": "events", "where": {"id": event_id}, "field": "description"}]
+
+def _update_mistake(ctx, event_id: str, location: str) -> dict:
+    "The plausible mistake a kept location guards against: moving the event to `location` anyway."
+    return {"tool": "calendar.update-event", "arguments": {"calendarId": "primary", "eventId": event_id, "location": location}}
+update_beat.mistake = _update_mistake
+
+@add_beat(service, "meeting")
+def meeting_beat(ctx, title: str, day, people: list, description: str) -> dict:
+    "Create a 30-minute event titled `title` on `day` at 10:00 (the calendar's zone) with `people` invited; the selector and the observed event."
+    ev = ctx.call("create-event", calendarId="primary", summary=title, start=f"{day.isoformat()}T10:00:00", end=f"{day.isoformat()}T10:30:00",
+                  description=description, attendees=[{"email": p.email} for p in people])
+    return {"collection": "events", "where": {"summary": title}, "event": ev}

@@ -311,3 +311,37 @@ def create_step(ctx, value, want):
     text = f'Open a ticket for the {team.name} team (team {team.id}) titled "{title}" whose description includes {ctx.in_phrase}.'
     if want is None: return Visit(text, criteria=crit)
     return Visit(text, reveals=got["identifier"], reveals_phrase="the identifier of the ticket you opened", criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant a ticket titled `title` whose description is `body`; the reference searches for it."
+    team = ctx.rng.choice(ctx.world.teams)
+    iid = ctx.plant_id("iss")
+    at = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 96)))
+    def plant(s: LinearState):
+        n = 500 + sum(1 for i in s.issues.values() if i.teamId == team.id and int(i.identifier.split("-")[1]) >= 500)
+        ident = f"{team.id}-{n}"
+        s.issues[iid] = Issue(id=iid, identifier=ident, teamId=team.id, title=title, description=body, priority=3,
+                              status="Todo", creatorId=s.me, createdAt=at, updatedAt=at, url=f"https://linear.app/{s.workspace}/issue/{ident}")
+    ctx.plant("linear", plant)
+    found = ctx.call("linear_search_issues", query=title)
+    assert found["issues"] and found["issues"][0]["title"] == title
+    return {"phrase": f"the ticket “{title}”", "where": "the issue tracker"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "the issue tracker"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Open a ticket titled `title` for the team `target` names, with `text` as its description; reveals its identifier."
+    got = ctx.call("linear_create_issue", title=title, teamId=target["team"], description=text)
+    return {"collection": "issues", "where": {"title": title, "teamId": target["team"]}, "field": "description",
+            "reveals": got["identifier"], "reveals_phrase": "the new ticket's identifier"}
+
+def _announce_target(ctx) -> dict:
+    t = ctx.rng.choice(ctx.world.teams)
+    return {"team": t.id, "phrase": f"a ticket for the {t.name} team"}
+announce_beat.target = _announce_target

@@ -281,3 +281,21 @@ def geocode_step(ctx, value, want):
         return Visit(f"Look up the map coordinates of {ctx.in_phrase} and tell me its latitude to 4 decimals.",
                      reveals=f"{got['location']['lat']:.4f}", reveals_phrase="its latitude", answer=True)
     return Visit(f"Look up the map coordinates of {ctx.in_phrase}.", reveals=coords, reveals_phrase=phrase)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "geocode")
+def geocode_beat(ctx, place: str) -> str:
+    "The coordinates (`lat,lng`, 4 decimals) the map gives for `place` (planting it when the map does not know it)."
+    if _lookup(ctx.state("maps"), place) is None:
+        wp = ctx.world.place(place)
+        h = stable_int("plant-place", place)
+        lat, lng = (wp.lat, wp.lng) if wp else (round(30 + (h % 1500) / 100, 5), round(-120 + (h // 1500 % 3800) / 100, 5))
+        pid = ctx.plant_id("pl")
+        def plant(s: MapsState):
+            s.places[pid] = Place(id=pid, name=place, formatted_address=f"{place}, USA", lat=lat, lng=lng, types=["locality", "political"])
+        ctx.plant("maps", plant)
+    got = ctx.call("maps_geocode", address=place)
+    return fmt_coords(got["location"]["lat"], got["location"]["lng"])

@@ -266,3 +266,28 @@ def record_step(ctx, value, want):
             ctx.criterion("entities", {"name": name}, "entityType", "eq", "note")]
     return Visit(f'In the knowledge graph, create an entity named "{name}" of type "note" whose one observation is exactly {ctx.in_phrase}.',
                  criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant an entity named `title` whose observations are the lines of `body`; the reference searches the graph for it."
+    lines = [l for l in body.split("\n") if l.strip()]
+    def plant(s: MemoryState):
+        s.entities[title] = Entity(id=title, name=title, entityType="document", observations=lines)
+    ctx.plant("memory", plant)
+    got = ctx.call("search_nodes", query=title)
+    assert any(e["name"] == title for e in got["entities"])
+    return {"phrase": f"the note “{title}” in my knowledge base", "where": "my knowledge base"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "my knowledge base"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Record a new note entity named `title` whose one observation is `text`."
+    ctx.call("create_entities", entities=[{"name": title, "entityType": "note", "observations": [text]}])
+    return {"collection": "entities", "where": {"name": title}, "field": "observations.0", "reveals": None}
+
+announce_beat.target = lambda ctx: {"phrase": "a note in my knowledge base"}

@@ -629,3 +629,47 @@ def comment_step(ctx, value, want):
     ctx.call("API-create-a-comment", parent={"page_id": p.id}, rich_text=[{"text": {"content": f"Update: {value}"}}])
     crit = [ctx.criterion("comments", {"page_id": p.id}, "text", "contains", str(value))]
     return Visit(f'Leave a comment on the Notion page "{p.title}" that includes {ctx.in_phrase}.', criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant a wiki page titled `title` whose paragraphs are the lines of `body`; the reference searches for it and reads its blocks."
+    st = ctx.state("notion")
+    root = next(p for p in st.pages.values() if p.parent_type == "workspace")
+    pid = ctx.plant_id("page")
+    lines = [l for l in body.split("\n") if l.strip()]
+    bids = [ctx.plant_id("block") for _ in lines]
+    def plant(s: NotionState):
+        t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 60)))
+        s.pages[pid] = Page(id=pid, title=title, parent_type="page_id", parent_id=root.id, created_by=s.bot, created_time=t, last_edited_time=t)
+        for n, (bid, line) in enumerate(zip(bids, lines)):
+            s.blocks[bid] = Block(id=bid, parent_id=pid, type="paragraph", text=line, order=float(n + 1), created_time=t, last_edited_time=t)
+    ctx.plant("notion", plant)
+    found = ctx.call("API-post-search", query=title, filter={"property": "object", "value": "page"})
+    got = ctx.call("API-get-block-children", block_id=found["results"][0]["id"])
+    assert lines[0] in got["results"][0]["paragraph"]["rich_text"][0]["plain_text"]
+    return {"phrase": f"the wiki page “{title}”", "where": "the wiki"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "the wiki"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Comment `title: text` on the wiki page `target` names."
+    ctx.call("API-create-a-comment", parent={"page_id": target["id"]}, rich_text=[{"text": {"content": f"{title}: {text}"}}])
+    return {"collection": "comments", "where": {"page_id": target["id"]}, "field": "text", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    st = ctx.state("notion")
+    pages = sorted((p for p in st.pages.values() if p.parent_type == "page_id" and not p.in_trash), key=lambda p: p.id)
+    p = pages[ctx.rng.randrange(len(pages))]
+    return {"id": p.id, "phrase": f"the wiki page “{p.title}”"}
+announce_beat.target = _announce_target
+
+@add_beat(service, "annotate")
+def annotate_beat(ctx, title: str, text: str) -> dict:
+    "Comment `text` on the wiki page titled `title` (the document itself)."
+    pid = next(k for k, pg in ctx.state("notion").pages.items() if pg.title == title)
+    return announce_beat(ctx, {"id": pid}, title, text)

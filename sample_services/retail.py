@@ -579,3 +579,38 @@ def ship_step(ctx, value, want):
             ctx.criterion("orders", {"order_id": oid}, "address.address1", "eq", street)]
     return Visit(f"The customer with order {oid} wants it shipped to {street}, {ctx.in_phrase}, zip {zip_}, USA instead; update the order.",
                  criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+def _customer(ctx) -> dict:
+    "A customer with a pending and a delivered order (or two of either): `{email, name, orders}` for the scenario to write about."
+    s = ctx.state("retail")
+    users = sorted(s.users.values(), key=lambda u: u.user_id)
+    ctx.rng.shuffle(users)
+    for u in users:
+        mine = sorted(o for o in u.orders if o in s.orders and s.orders[o].status in ("pending", "delivered"))
+        if len(mine) >= 2:
+            pick = ctx.rng.sample(mine, min(len(mine), ctx.rng.choice((2, 2, 3))))
+            return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "orders": sorted(pick)}
+    raise AssertionError("no retail customer with two open or delivered orders")
+
+@add_beat(service, "orders")
+def orders_beat(ctx, customer: dict, reason: str) -> list[dict]:
+    """For each order of `customer`: cancel it (with `reason`) if it is still pending, else return its items to the payment
+    method it was paid with. Returns one `{order, status, action, collection, where, field, value}` per order."""
+    uid = ctx.call("find_user_id_by_email", email=customer["email"])
+    ctx.call("get_user_details", user_id=uid)
+    out = []
+    for oid in customer["orders"]:
+        o = ctx.call("get_order_details", order_id=oid)
+        if o["status"] == "pending":
+            ctx.call("cancel_pending_order", order_id=oid, reason=reason); new = "cancelled"
+        else:
+            pm = o["payment_history"][0]["payment_method_id"]
+            ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in o["items"]], payment_method_id=pm)
+            new = "return requested"
+        out.append({"order": oid, "status": o["status"], "collection": "orders", "where": {"order_id": oid}, "field": "status", "value": new})
+    return out
+orders_beat.customer = _customer

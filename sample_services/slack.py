@@ -357,3 +357,67 @@ def post_step(ctx, value, want):
     ctx.call("slack_post_message", channel_id=ch.id, text=f"Update: {value}")
     crit = [ctx.criterion("messages", {"channel_id": ch.id, "user": s.me}, "text", "contains", str(value))]
     return Visit(f"Post {ctx.in_phrase} in the #{ch.name} channel.", criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+def _open_channels(ctx) -> list:
+    s = ctx.state("slack")
+    return sorted((c for c in s.channels.values() if not c.is_archived and c.name in ctx.world.channels), key=lambda c: c.name)
+
+def _post_ts(s: SlackState, back: int) -> str:
+    base = int(EPOCH.timestamp()) - back
+    taken = {m.ts for m in s.messages.values()}
+    n = 0
+    while f"{base}.{n:06d}" in taken: n += 1
+    return f"{base}.{n:06d}"
+
+def _channel_id(ctx, name: str) -> str:
+    "The reference's way to a channel named `name`: list the channels page by page."
+    cursor = None
+    while True:
+        page = ctx.call("slack_list_channels", limit=100, **({"cursor": cursor} if cursor else {}))
+        found = next((c["id"] for c in page["channels"] if c["name"] == name), None)
+        cursor = page["response_metadata"]["next_cursor"]
+        if found is not None: return found
+        if not cursor: raise AssertionError(f"channel #{name} not listed")
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant a message by `author` starting with `title` in an open channel; the reference opens the channel's history."
+    spot = spot or _doc_spot(ctx)
+    ch = next(c for c in _open_channels(ctx) if c.name == spot["name"])
+    mid, uid = ctx.plant_id("m"), author.slack_id
+    back = ctx.rng.randint(3600, 3 * 86400)
+    def plant(s: SlackState):
+        s.messages[mid] = SlackMessage(id=mid, channel_id=ch.id, ts=_post_ts(s, back), user=uid if uid in s.users else s.me,
+                                       text=f"*{title}*\n{body}")
+    ctx.plant("slack", plant)
+    hist = ctx.call("slack_get_channel_history", channel_id=_channel_id(ctx, ch.name))
+    assert any(title in m["text"] for m in hist["messages"])
+    return {"phrase": f"{author.first}'s “{title}” message in #{ch.name}", "where": f"#{ch.name}"}
+
+def _doc_spot(ctx, title: str = "") -> dict:
+    ch = ctx.rng.choice(_open_channels(ctx))
+    return {"name": ch.name, "phrase": f"#{ch.name}"}
+doc_beat.spot = _doc_spot
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Post `title: text` in the channel `target` names; the selector of the posted message for the criteria."
+    s = ctx.state("slack")
+    got = ctx.call("slack_post_message", channel_id=_channel_id(ctx, target["name"]), text=f"{title}: {text}")
+    return {"collection": "messages", "where": {"channel_id": got["channel"], "user": s.me}, "field": "text", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    ch = ctx.rng.choice(_open_channels(ctx))
+    return {"name": ch.name, "phrase": f"the #{ch.name} channel"}
+announce_beat.target = _announce_target
+
+@add_beat(service, "annotate")
+def annotate_beat(ctx, title: str, text: str) -> dict:
+    "Post `title: text` in the channel that holds the message starting with `title` (the document itself)."
+    st = ctx.state("slack")
+    cid = next(m.channel_id for m in st.messages.values() if m.text.startswith(f"*{title}*"))
+    return announce_beat(ctx, {"name": st.channels[cid].name}, title, text)

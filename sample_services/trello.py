@@ -727,3 +727,39 @@ def card_step(ctx, value, want):
             ctx.criterion("cards", {"name": title}, "idList", "eq", lst.id)]
     return Visit(f'Add a card titled "{title}" to the "{lst.name}" list of the "{board.name}" board, with {ctx.in_phrase} in its description.',
                  criteria=crit)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+def _first_list(s: TrelloState):
+    board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))
+    return board, sorted((l for l in s.lists.values() if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))
+
+@add_beat(service, "doc")
+def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
+    "Plant a card titled `title` with `body` as its description in the board's first list; the reference filters the list by the title and opens the card."
+    board, lists = _first_list(ctx.state("trello"))
+    lst, cid = lists[0], ctx.plant_id("card")
+    def plant(st: TrelloState):
+        st.cards[cid] = Card(id=cid, name=title, desc=body, idList=lst.id, idBoard=board.id, pos=0.5,
+                             dateLastActivity=iso(EPOCH - timedelta(hours=5)))
+    ctx.plant("trello", plant)
+    found = ctx.call("get_cards_by_list_id", listId=lst.id, boardId=board.id, nameFilter=title)
+    got = ctx.call("get_card", cardId=found[0]["id"])
+    assert got["name"] == title
+    return {"phrase": f"the card “{title}” on the {board.name} board", "where": f"the {board.name} board"}
+
+doc_beat.spot = lambda ctx, title: {"phrase": "our Trello board"}
+
+@add_beat(service, "announce")
+def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
+    "Add a card titled `title` with `text` as its description to the list `target` names."
+    ctx.call("add_card_to_list", listId=target["list"], boardId=target["board"], name=title, description=text)
+    return {"collection": "cards", "where": {"name": title, "idList": target["list"]}, "field": "desc", "reveals": None}
+
+def _announce_target(ctx) -> dict:
+    board, lists = _first_list(ctx.state("trello"))
+    lst = lists[ctx.rng.randrange(len(lists))]
+    return {"board": board.id, "list": lst.id, "phrase": f"a card in the “{lst.name}” list of the {board.name} board"}
+announce_beat.target = _announce_target

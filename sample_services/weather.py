@@ -219,3 +219,21 @@ def alerts_step(ctx, value, want):
         return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in and tell me the first one's "
                      f"name.", reveals=got[0]["event"], reveals_phrase="the name of the first active weather alert there", answer=True)
     return Visit(f"Check the active weather alerts for the state that {ctx.in_phrase} is in.", reveals=text, reveals_phrase=phrase)
+
+
+# --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "forecast")
+def forecast_beat(ctx, coords: str) -> dict:
+    "Today's forecast at `coords` (`lat,lng`) as the service reports it: `{short, temperature}` (a forecast point is planted where none covers them)."
+    lat, lng = (float(x) for x in coords.split(","))
+    if _nearest(ctx.state("weather"), lat, lng) is None:
+        fid = ctx.plant_id("fc")
+        periods = _periods(service_rng("weather-plant", stable_int(coords)), lat)
+        def plant(s: WeatherState):
+            s.forecasts[fid] = Forecast(id=fid, place=coords, latitude=lat, longitude=lng, updated=iso(EPOCH - timedelta(minutes=47)), periods=periods)
+        ctx.plant("weather", plant)
+    got = ctx.call("get_forecast", latitude=lat, longitude=lng)
+    p = got["periods"][0]
+    return {"short": p["short_forecast"], "temperature": p["temperature"]}

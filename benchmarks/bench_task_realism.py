@@ -1,0 +1,75 @@
+"""How much the authored tasks look like real cross-service work (issue 20): one JSON line over N tasks at the defaults.
+
+    python benchmarks/bench_task_realism.py [--n 200] [--seed 0]
+    cd /work/base && PYTHONPATH=/work/base python /work/main/benchmarks/bench_task_realism.py   # the same figures for older code
+
+Keys (goal in brackets): sentences_per_step (sentences of u per walk step, <= 0.6), step_like_share (share of sentences that
+read like a step: "Find …", "Open …", "In the X, …", <= 0.4), goal_or_output_per_task (>= 3), output_share (tasks with an
+`output` criterion, >= 0.3), multi_service_goal_share (tasks whose goal criteria touch >= 2 services, >= 0.5),
+conditional_share (>= 0.5), set_share (a set-valued requirement of >= 2 members, >= 0.3), empty_uniform (mean uniform reward of
+the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, tasks_per_s (verified tasks per second on one
+core, authoring + admission; keep >= 20). Not a test: the figures are printed, never asserted.
+"""
+from __future__ import annotations
+import argparse, json, os, re, sys, time
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+try:                                                    # the definitions the scenario layer uses
+    from compoworld_nb.scenario import sentences, step_like
+except ImportError:                                     # older code (no scenario layer): the same reading, for a before figure
+    _OPEN = ("find", "open", "read", "check", "look up", "search", "go to", "get", "then", "next", "finally", "in the", "on the", "use")
+    def sentences(text): return [s for s in re.split(r"(?<=[.?!])\s+(?=[A-Z“\"'(])", text.strip()) if s]
+    def step_like(s):
+        s = s.strip().lower().lstrip("“\"'(")
+        return any(s.startswith(o + " ") or s.startswith(o + ",") for o in _OPEN)
+
+from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.task import Admission
+
+
+def realism(tasks, library) -> dict:
+    "The issue-20 figures of a task set (see the module docstring)."
+    n = len(tasks) or 1
+    sent = [(sentences(t.u), len(t.walk)) for t in tasks]
+    all_s = [s for ss, _ in sent for s in ss]
+    goals = [[c for c in t.rubric if c["kind"] in ("state", "output")] for t in tasks]
+    empty = []
+    for t in tasks:
+        a = Admission(t, library)
+        b = [a.b(c, a.s0, None) for c in a.rubric.criteria]
+        empty.append(sum(b) / len(b))
+    scen = [t.meta.get("scenario", "token_chain") for t in tasks]
+    return {
+        "n": len(tasks),
+        "sentences_per_step": round(sum(len(ss) / L for ss, L in sent) / n, 3),
+        "step_like_share": round(sum(map(step_like, all_s)) / max(1, len(all_s)), 3),
+        "goal_or_output_per_task": round(sum(map(len, goals)) / n, 2),
+        "output_share": round(sum(any(c["kind"] == "output" for c in g) for g in goals) / n, 3),
+        "multi_service_goal_share": round(sum(len({c.get("service") for c in g if c["kind"] == "state"}) >= 2 for g in goals) / n, 3),
+        "conditional_share": round(sum(bool(t.meta.get("conditions")) for t in tasks) / n, 3),
+        "set_share": round(sum(any(len(s.get("members", [])) >= 2 for s in t.meta.get("sets", [])) for t in tasks) / n, 3),
+        "empty_uniform": round(sum(empty) / n, 3),
+        "token_chain_share": round(sum(s == "token_chain" for s in scen) / n, 3),
+        "distinct_scenarios": len(set(scen)),
+    }
+
+
+def main(argv=None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args(argv)
+    library, world = default_library()
+    stats: dict = {}
+    t0 = time.perf_counter()
+    tasks, rejected = generate_tasks(a.n, a.seed, library, world, progress=False, stats=stats)
+    secs = time.perf_counter() - t0
+    out = {**realism(tasks, library), "tasks_per_s": round(len(tasks) / secs, 1), "rejected": sum(rejected.values()),
+           "rejected_by_rule": dict(sorted(rejected.items()))}
+    print(json.dumps(out, sort_keys=True))
+    return out
+
+
+if __name__ == "__main__":
+    main()
