@@ -10,7 +10,7 @@ import re
 from typing import Any, Iterable
 from .core import *
 from .service import *
-from .service import _pair_text
+from .state import *
 
 # %% auto #0
 __all__ = ['SEP', 'OPENAI_SEP', 'JointState', 'split_tool', 'to_openai_name', 'from_openai_name', 'ComposedEnv', 'service_hashes',
@@ -110,7 +110,7 @@ def diff(a: JointState, b: JointState) -> list[dict]:
                 elif not dict.__contains__(xb, rid): out.append({"service": svc, "collection": col, "id": str(rid), "change": "removed", "fields": {}})
                 else:
                     ra, rb = dict.__getitem__(xa, rid), dict.__getitem__(xb, rid)
-                    if ra is rb or _pair_text(str(rid), ra) == _pair_text(str(rid), rb): continue  # cached canonical texts
+                    if ra is rb or record_digest(rid, ra) == record_digest(rid, rb): continue  # digests cached on sealed records
                     da, db = _dump(ra), _dump(rb)
                     f = {k: [da.get(k), db.get(k)] for k in sorted(set(da) | set(db))
                          if canonical_json(da.get(k)) != canonical_json(db.get(k))}

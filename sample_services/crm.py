@@ -14,7 +14,8 @@ from datetime import date, timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
-from .kit import cursor_page, get_or_404, matches
+from compoworld_nb.state import read, find, scan
+from .kit import cursor_page, matches
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "CrmState", "STAGES"]
@@ -91,7 +92,7 @@ def _page(items: list, key, cursor, limit) -> dict:
 def _email(s: CrmState, email: str, skip: Optional[str] = None) -> str:
     e = email.strip().lower()
     if not _EMAIL.match(e): raise ToolError(422, f"email={email!r} is not a valid address", "email")
-    clash = next((c for c in dict.values(s.contacts) if c.email == e and c.id != skip), None)
+    clash = next((c for c in scan(s, "contacts") if c.email == e and c.id != skip), None)
     if clash: raise ToolError(409, f"email={e!r} already belongs to contact {clash.id}", "email")
     return e
 
@@ -112,8 +113,8 @@ def search_contacts(s: CrmState,
                     limit: int = 20,                    # page size (1-100)
                    ) -> dict:
     "Find contacts; sorted by last name, first name, then id."
-    if company_id is not None: get_or_404(s.companies, company_id, "company", "company_id")
-    cs = [c for c in dict.values(s.contacts) if (company_id is None or c.company_id == company_id)
+    if company_id is not None: find(s, "companies", company_id, "company", "company_id")
+    cs = [c for c in scan(s, "contacts") if (company_id is None or c.company_id == company_id)
           and (lifecycle_stage is None or c.lifecycle_stage == lifecycle_stage) and matches(query, c.first_name, c.last_name, c.email, c.title)]
     key = lambda c: (c.last_name.lower(), c.first_name.lower(), c.id)
     return _page(sorted(cs, key=key), key, cursor, limit)
@@ -123,9 +124,9 @@ def get_contact(s: CrmState,
                 contact_id: str,  # the contact's id
                ) -> dict:
     "A contact with its company and its open deals."
-    c = get_or_404(s.contacts, contact_id, "contact", "contact_id")
-    comp = dict.get(s.companies, c.company_id) if c.company_id else None
-    deals = [d.model_dump() for d in dict.values(s.deals) if d.contact_id == c.id and not d.stage.startswith("closed")]
+    c = find(s, "contacts", contact_id, "contact", "contact_id")
+    comp = read(s, "companies", c.company_id) if c.company_id else None
+    deals = [d.model_dump() for d in scan(s, "deals") if d.contact_id == c.id and not d.stage.startswith("closed")]
     return {**c.model_dump(), "company": comp.model_dump() if comp else None, "open_deals": deals}
 
 @service.tool
@@ -142,7 +143,7 @@ def create_contact(s: CrmState,
     for n, v in (("first_name", first_name), ("last_name", last_name)):
         if not v.strip(): raise ToolError(422, f"{n} must not be empty", n)
     e = _email(s, email)
-    if company_id is not None: get_or_404(s.companies, company_id, "company", "company_id")
+    if company_id is not None: find(s, "companies", company_id, "company", "company_id")
     i = s.new_id("ct"); now = s.tick()
     s.contacts[i] = Contact(id=i, first_name=first_name.strip(), last_name=last_name.strip(), email=e, phone=phone or "", title=title or "",
                             company_id=company_id, owner=s.me, lifecycle_stage=lifecycle_stage, created_at=now, updated_at=now)
@@ -158,10 +159,10 @@ def update_contact(s: CrmState,
                    lifecycle_stage: Optional[Literal[LIFECYCLE]] = None,  # new funnel stage
                   ) -> dict:
     "Change a contact's details."
-    c = get_or_404(s.contacts, contact_id, "contact", "contact_id")
+    c = find(s, "contacts", contact_id, "contact", "contact_id")
     if all(v is None for v in (email, title, phone, company_id, lifecycle_stage)): raise ToolError(422, "nothing to change", "contact_id")
     e = _email(s, email, skip=c.id) if email is not None else None
-    if company_id is not None: get_or_404(s.companies, company_id, "company", "company_id")
+    if company_id is not None: find(s, "companies", company_id, "company", "company_id")
     c = s.contacts[c.id]
     if e is not None: c.email = e
     if title is not None: c.title = title
@@ -181,7 +182,7 @@ def list_companies(s: CrmState,
                    limit: int = 20,                 # page size (1-100)
                   ) -> dict:
     "Companies, sorted by name then id."
-    cs = [c for c in dict.values(s.companies) if (industry is None or c.industry.lower() == industry.lower()) and matches(query, c.name, c.domain, c.city)]
+    cs = [c for c in scan(s, "companies") if (industry is None or c.industry.lower() == industry.lower()) and matches(query, c.name, c.domain, c.city)]
     key = lambda c: (c.name.lower(), c.id)
     return _page(sorted(cs, key=key), key, cursor, limit)
 
@@ -190,9 +191,9 @@ def get_company(s: CrmState,
                 company_id: str,  # the company's id
                ) -> dict:
     "A company with its contact count and pipeline value (open deals)."
-    c = get_or_404(s.companies, company_id, "company", "company_id")
-    deals = [d for d in dict.values(s.deals) if d.company_id == c.id]
-    return {**c.model_dump(), "contacts": sum(1 for x in dict.values(s.contacts) if x.company_id == c.id),
+    c = find(s, "companies", company_id, "company", "company_id")
+    deals = [d for d in scan(s, "deals") if d.company_id == c.id]
+    return {**c.model_dump(), "contacts": sum(1 for x in scan(s, "contacts") if x.company_id == c.id),
             "open_pipeline": round(sum(d.amount for d in deals if not d.stage.startswith("closed")), 2),
             "won": round(sum(d.amount for d in deals if d.stage == "closed_won"), 2)}
 
@@ -208,8 +209,8 @@ def list_deals(s: CrmState,
                limit: int = 20,                   # page size (1-100)
               ) -> dict:
     "Deals, sorted by close date then id."
-    if company_id is not None: get_or_404(s.companies, company_id, "company", "company_id")
-    ds = [d for d in dict.values(s.deals) if (stage is None or d.stage == stage) and (owner is None or d.owner == owner.lower())
+    if company_id is not None: find(s, "companies", company_id, "company", "company_id")
+    ds = [d for d in scan(s, "deals") if (stage is None or d.stage == stage) and (owner is None or d.owner == owner.lower())
           and (company_id is None or d.company_id == company_id) and matches(query, d.name, d.notes)]
     key = lambda d: (d.close_date, d.id)
     return _page(sorted(ds, key=key), key, cursor, limit)
@@ -226,11 +227,11 @@ def create_deal(s: CrmState,
                ) -> dict:
     "Open a deal in the pipeline, owned by you."
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    comp = get_or_404(s.companies, company_id, "company", "company_id")
+    comp = find(s, "companies", company_id, "company", "company_id")
     if amount < 0: raise ToolError(422, f"amount must be >= 0, got {amount}", "amount")
     cd = _day(close_date, "close_date")
     if contact_id is not None:
-        c = get_or_404(s.contacts, contact_id, "contact", "contact_id")
+        c = find(s, "contacts", contact_id, "contact", "contact_id")
         if c.company_id != comp.id: raise ToolError(422, f"contact {contact_id} does not work at company {company_id}", "contact_id")
     i = s.new_id("deal"); now = s.tick()
     s.deals[i] = Deal(id=i, name=name.strip(), company_id=comp.id, contact_id=contact_id, amount=round(float(amount), 2), stage=stage,
@@ -244,7 +245,7 @@ def update_deal_stage(s: CrmState,
                       lost_reason: Optional[str] = None, # required when the stage is closed_lost
                      ) -> dict:
     "Move a deal to another pipeline stage; closed deals stay closed."
-    d = get_or_404(s.deals, deal_id, "deal", "deal_id")
+    d = find(s, "deals", deal_id, "deal", "deal_id")
     if d.stage.startswith("closed"): raise ToolError(409, f"deal {deal_id} is already {d.stage}", "deal_id")
     if d.stage == stage: raise ToolError(409, f"deal {deal_id} is already at {stage}", "stage")
     if stage == "closed_lost" and not (lost_reason or "").strip(): raise ToolError(422, "lost_reason is required to close a deal as lost", "lost_reason")
@@ -268,8 +269,8 @@ def log_activity(s: CrmState,
     "Log a call, email, meeting or note against a contact and/or a deal."
     if not subject.strip(): raise ToolError(422, "subject must not be empty", "subject")
     if contact_id is None and deal_id is None: raise ToolError(422, "give contact_id or deal_id (or both)", "contact_id")
-    c = get_or_404(s.contacts, contact_id, "contact", "contact_id") if contact_id else None
-    d = get_or_404(s.deals, deal_id, "deal", "deal_id") if deal_id else None
+    c = find(s, "contacts", contact_id, "contact", "contact_id") if contact_id else None
+    d = find(s, "deals", deal_id, "deal", "deal_id") if deal_id else None
     if c and d and c.company_id != d.company_id: raise ToolError(422, f"contact {contact_id} is not at the company of deal {deal_id}", "contact_id")
     i = s.new_id("act")
     s.activities[i] = Activity(id=i, type=type, subject=subject.strip(), body=body or "", contact_id=contact_id, deal_id=deal_id, owner=s.me, date=s.tick())
@@ -283,9 +284,9 @@ def list_activities(s: CrmState,
                     limit: int = 20,                   # page size (1-100)
                    ) -> dict:
     "Activities, newest first (ties by id)."
-    if contact_id is not None: get_or_404(s.contacts, contact_id, "contact", "contact_id")
-    if deal_id is not None: get_or_404(s.deals, deal_id, "deal", "deal_id")
-    acts = [a for a in dict.values(s.activities) if (contact_id is None or a.contact_id == contact_id) and (deal_id is None or a.deal_id == deal_id)]
+    if contact_id is not None: find(s, "contacts", contact_id, "contact", "contact_id")
+    if deal_id is not None: find(s, "deals", deal_id, "deal", "deal_id")
+    acts = [a for a in scan(s, "activities") if (contact_id is None or a.contact_id == contact_id) and (deal_id is None or a.deal_id == deal_id)]
     key = lambda a: (a.date, a.id)
     page, nxt = cursor_page(sorted(acts, key=key, reverse=True), key, limit, cursor, descending=True)
     return {"items": [a.model_dump() for a in page], "next_cursor": nxt, "total": len(acts)}

@@ -18,6 +18,7 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import read, ids, has
 from .kit import inline_schemas
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -62,14 +63,14 @@ def _path(s: FsState, p: str, arg: str = "path") -> str:
         raise ToolError(422, f"access denied: {arg}={p!r} is outside the allowed directory {s.root}", arg)
     return full
 
-def _is_dir(s: FsState, p: str) -> bool: return p == s.root or dict.__contains__(s.directories, p)
-def _is_file(s: FsState, p: str) -> bool: return dict.__contains__(s.files, p)
+def _is_dir(s: FsState, p: str) -> bool: return p == s.root or has(s, "directories", p)
+def _is_file(s: FsState, p: str) -> bool: return has(s, "files", p)
 
 def _file(s: FsState, p: str, arg: str = "path") -> File:
     full = _path(s, p, arg)
     if _is_dir(s, full): raise ToolError(422, f"{arg}={p!r} is a directory, not a file", arg)
     if not _is_file(s, full): raise ToolError(404, f"no such file: {arg}={p!r}", arg)
-    return dict.__getitem__(s.files, full)
+    return read(s, "files", full)
 
 def _dir(s: FsState, p: str, arg: str = "path") -> str:
     full = _path(s, p, arg)
@@ -80,8 +81,8 @@ def _dir(s: FsState, p: str, arg: str = "path") -> str:
 def _children(s: FsState, d: str) -> list[tuple[str, str]]:
     "(name, 'file'|'directory') of the direct children of `d`, sorted by name."
     pre = d.rstrip("/") + "/"
-    out = [(k[len(pre):], "directory") for k in dict.keys(s.directories) if k.startswith(pre) and "/" not in k[len(pre):]]
-    out += [(k[len(pre):], "file") for k in dict.keys(s.files) if k.startswith(pre) and "/" not in k[len(pre):]]
+    out = [(k[len(pre):], "directory") for k in ids(s, "directories") if k.startswith(pre) and "/" not in k[len(pre):]]
+    out += [(k[len(pre):], "file") for k in ids(s, "files") if k.startswith(pre) and "/" not in k[len(pre):]]
     return sorted(out)
 
 def _text(f: File, arg: str = "path") -> str:
@@ -211,7 +212,7 @@ def list_directory_with_sizes(s: FsState,
     d = _dir(s, path)
     rows = []
     for n, t in _children(s, d):
-        size = _size(dict.__getitem__(s.files, f"{d}/{n}")) if t == "file" else None
+        size = _size(read(s, "files", f"{d}/{n}")) if t == "file" else None
         rows.append({"name": n, "type": t, "size": size})
     if sortBy == "size": rows.sort(key=lambda r: (-(r["size"] or 0), r["name"]))
     files = [r for r in rows if r["type"] == "file"]
@@ -246,7 +247,7 @@ def search_files(s: FsState,
     if not pattern.strip(): raise ToolError(422, "pattern must not be empty", "pattern")
     hit, skip = _matcher([pattern]), _matcher(excludePatterns or [])
     pre = d.rstrip("/") + "/"
-    cands = [k for k in list(dict.keys(s.directories)) + list(dict.keys(s.files)) if k.startswith(pre)]
+    cands = [k for k in list(ids(s, "directories")) + list(ids(s, "files")) if k.startswith(pre)]
     return sorted(k for k in cands if hit(k[len(pre):]) and not skip(k[len(pre):]))
 
 @service.tool(read_only=True)
@@ -256,11 +257,11 @@ def get_file_info(s: FsState,
     "Metadata of a file or directory: size, times, type and permissions."
     full = _path(s, path)
     if _is_file(s, full):
-        f = dict.__getitem__(s.files, full)
+        f = read(s, "files", full)
         return {"path": full, "size": _size(f), "created": f.created, "modified": f.modified, "accessed": f.modified,
                 "isDirectory": False, "isFile": True, "permissions": "644"}
     if _is_dir(s, full):
-        d = dict.get(s.directories, full)
+        d = read(s, "directories", full)
         c = d.created if d else iso(EPOCH - timedelta(days=400))
         return {"path": full, "size": 4096, "created": c, "modified": d.modified if d else c, "accessed": d.modified if d else c,
                 "isDirectory": True, "isFile": False, "permissions": "755"}
@@ -289,7 +290,7 @@ def write_file(s: FsState,
     parent = posixpath.dirname(full)
     if not _is_dir(s, parent): raise ToolError(404, f"the folder {parent} does not exist (create_directory first)", "path")
     now = s.tick(1)
-    old = dict.get(s.files, full)
+    old = read(s, "files", full)
     s.files[full] = File(id=full, content=content, created=old.created if old else now, modified=now)
     return {"path": full, "bytes": len(content.encode("utf-8")), "created": old is None}
 

@@ -14,7 +14,8 @@ from datetime import timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
-from .kit import cursor_page, get_or_404, matches
+from compoworld_nb.state import read, find, scan
+from .kit import cursor_page, matches
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "ForumState"]
@@ -81,7 +82,7 @@ def _post_view(p: Post) -> dict:
     d = p.model_dump(exclude={"likes"}); d["like_count"] = len(p.likes); return d
 
 def _topic_posts(s: ForumState, tid: str) -> list[Post]:
-    return sorted((p for p in dict.values(s.posts) if p.topic_id == tid), key=lambda p: p.post_number)
+    return sorted((p for p in scan(s, "posts") if p.topic_id == tid), key=lambda p: p.post_number)
 
 
 # --- tools ----------------------------------------------------------------------------------------
@@ -89,8 +90,8 @@ def _topic_posts(s: ForumState, tid: str) -> list[Post]:
 def list_categories(s: ForumState) -> list[dict]:
     "Every category with its topic count, sorted by name."
     count = {}
-    for t in dict.values(s.topics): count[t.category_id] = count.get(t.category_id, 0) + 1
-    return [{**c.model_dump(), "topic_count": count.get(c.id, 0)} for c in sorted(dict.values(s.categories), key=lambda c: (c.name, c.id))]
+    for t in scan(s, "topics"): count[t.category_id] = count.get(t.category_id, 0) + 1
+    return [{**c.model_dump(), "topic_count": count.get(c.id, 0)} for c in sorted(scan(s, "categories"), key=lambda c: (c.name, c.id))]
 
 @service.tool(read_only=True)
 def list_topics(s: ForumState,
@@ -101,8 +102,8 @@ def list_topics(s: ForumState,
                 limit: int = 20,                    # page size (1-100)
                ) -> dict:
     "Topics; pinned ones first, then by the chosen order (descending), ties by id."
-    if category_id is not None: get_or_404(s.categories, category_id, "category", "category_id")
-    ts = [t for t in dict.values(s.topics) if (category_id is None or t.category_id == category_id) and (tag is None or tag in t.tags)]
+    if category_id is not None: find(s, "categories", category_id, "category", "category_id")
+    ts = [t for t in scan(s, "topics") if (category_id is None or t.category_id == category_id) and (tag is None or tag in t.tags)]
     f = {"latest": "last_posted_at", "created": "created_at", "views": "views"}[order]
     key = lambda t: (int(t.pinned), getattr(t, f), t.id)
     ts.sort(key=key, reverse=True)
@@ -116,7 +117,7 @@ def get_topic(s: ForumState,
               limit: int = 20,               # posts per page (1-100)
              ) -> dict:
     "A topic and a page of its posts, in post order."
-    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
+    t = find(s, "topics", topic_id, "topic", "topic_id")
     posts = _topic_posts(s, t.id)
     page, nxt = cursor_page(posts, lambda p: p.post_number, limit, cursor)
     return {"topic": t.model_dump(), "posts": [_post_view(p) for p in page], "next_cursor": nxt}
@@ -130,13 +131,13 @@ def create_topic(s: ForumState,
                 ) -> dict:
     "Start a topic with its first post."
     if not 15 <= len(title.strip()) <= 255: raise ToolError(422, f"title must have 15-255 characters, got {len(title.strip())}", "title")
-    get_or_404(s.categories, category_id, "category", "category_id")
+    find(s, "categories", category_id, "category", "category_id")
     body = _raw(raw)
     tg = list(dict.fromkeys(t.strip().lower() for t in tags or []))
     if len(tg) > 5: raise ToolError(422, f"at most 5 tags, got {len(tg)}", "tags")
     bad = next((t for t in tg if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,29}", t)), None)
     if bad is not None: raise ToolError(422, f"tag {bad!r} must be 1-30 lowercase letters, digits or dashes", "tags")
-    if any(x.title.lower() == title.strip().lower() for x in dict.values(s.topics)): raise ToolError(409, f"a topic titled {title.strip()!r} already exists", "title")
+    if any(x.title.lower() == title.strip().lower() for x in scan(s, "topics")): raise ToolError(409, f"a topic titled {title.strip()!r} already exists", "title")
     tid, pid, now = s.new_id("t"), s.new_id("p"), s.tick()
     s.topics[tid] = Topic(id=tid, title=title.strip(), category_id=category_id, author=s.me, tags=tg, created_at=now, last_posted_at=now)
     s.posts[pid] = Post(id=pid, topic_id=tid, post_number=1, author=s.me, raw=body, created_at=now)
@@ -149,7 +150,7 @@ def reply_to_topic(s: ForumState,
                    reply_to_post_number: Optional[int] = None,  # the post this answers
                   ) -> dict:
     "Post a reply at the end of a topic."
-    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
+    t = find(s, "topics", topic_id, "topic", "topic_id")
     if t.closed: raise ToolError(409, f"topic {topic_id} is closed", "topic_id")
     body = _raw(raw)
     posts = _topic_posts(s, t.id)
@@ -167,7 +168,7 @@ def edit_post(s: ForumState,
               raw: str,      # its new text (at least 20 characters)
              ) -> dict:
     "Replace the text of one of your posts."
-    p = get_or_404(s.posts, post_id, "post", "post_id")
+    p = find(s, "posts", post_id, "post", "post_id")
     if p.author != s.me: raise ToolError(422, f"post {post_id} was written by {p.author}; you can edit only your own posts", "post_id")
     body = _raw(raw)
     q = s.posts[p.id]; q.raw = body; q.edited_at = s.tick()
@@ -178,7 +179,7 @@ def like_post(s: ForumState,
               post_id: str,  # a post by someone else
              ) -> dict:
     "Like a post."
-    p = get_or_404(s.posts, post_id, "post", "post_id")
+    p = find(s, "posts", post_id, "post", "post_id")
     if p.author == s.me: raise ToolError(422, "you cannot like your own post", "post_id")
     if s.me in p.likes: raise ToolError(409, f"you already like post {post_id}", "post_id")
     q = s.posts[p.id]; q.likes = q.likes + [s.me]
@@ -189,7 +190,7 @@ def unlike_post(s: ForumState,
                 post_id: str,  # a post you like
                ) -> dict:
     "Take back your like of a post."
-    p = get_or_404(s.posts, post_id, "post", "post_id")
+    p = find(s, "posts", post_id, "post", "post_id")
     if s.me not in p.likes: raise ToolError(409, f"you do not like post {post_id}", "post_id")
     q = s.posts[p.id]; q.likes = [u for u in q.likes if u != s.me]
     return _post_view(q)
@@ -203,10 +204,10 @@ def search_posts(s: ForumState,
                 ) -> dict:
     "Posts matching every word of the query, newest first (ties by id), each with its topic's title."
     if not query.strip(): raise ToolError(422, "query must not be empty", "query")
-    if category_id is not None: get_or_404(s.categories, category_id, "category", "category_id")
+    if category_id is not None: find(s, "categories", category_id, "category", "category_id")
     hits = []
-    for p in dict.values(s.posts):
-        t = dict.__getitem__(s.topics, p.topic_id)
+    for p in scan(s, "posts"):
+        t = read(s, "topics", p.topic_id)
         if (category_id is None or t.category_id == category_id) and matches(query, p.raw, t.title): hits.append((p, t))
     key = lambda h: (h[0].created_at, h[0].id)
     hits.sort(key=key, reverse=True)
@@ -218,8 +219,8 @@ def get_user(s: ForumState,
              username: str,  # the user's username
             ) -> dict:
     "A user's profile with post and like counts."
-    u = get_or_404(s.users, username, "user", "username")
-    posts = [p for p in dict.values(s.posts) if p.author == u.id]
+    u = find(s, "users", username, "user", "username")
+    posts = [p for p in scan(s, "posts") if p.author == u.id]
     return {**u.model_dump(), "post_count": len(posts), "likes_received": sum(len(p.likes) for p in posts)}
 
 @service.tool
@@ -229,8 +230,8 @@ def set_topic_status(s: ForumState,
                      enabled: bool,                           # true to close/pin, false to reopen/unpin
                     ) -> dict:
     "Close or reopen, pin or unpin a topic (moderators only)."
-    if not dict.__getitem__(s.users, s.me).moderator: raise ToolError(422, "only moderators can change a topic's status", "topic_id")
-    t = get_or_404(s.topics, topic_id, "topic", "topic_id")
+    if not read(s, "users", s.me).moderator: raise ToolError(422, "only moderators can change a topic's status", "topic_id")
+    t = find(s, "topics", topic_id, "topic", "topic_id")
     if getattr(t, status) == enabled: raise ToolError(409, f"topic {topic_id} is already {'' if enabled else 'not '}{status}", "enabled")
     tt = s.topics[t.id]; setattr(tt, status, enabled); s.tick()
     return tt.model_dump()

@@ -18,6 +18,7 @@ from typing import Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import read, scan, ids, has
 from .kit import cursor_page, number_page, inline_schemas, matches
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
@@ -135,26 +136,26 @@ service = Service("github", "software development & DevOps", GithubState,
 # --- helpers --------------------------------------------------------------------------------------
 def _repo(s: GithubState, owner: str, repo: str) -> Repo:
     k = f"{owner}/{repo}"
-    r = dict.get(s.repos, k) or next((x for x in dict.values(s.repos) if x.id.lower() == k.lower()), None)
+    r = read(s, "repos", k) or next((x for x in scan(s, "repos") if x.id.lower() == k.lower()), None)
     if r is None: raise ToolError(404, f"no repository {owner}/{repo} (owner={owner!r}, repo={repo!r})", "repo")
     return r
 
 def _branch(s: GithubState, r: Repo, name: Optional[str], arg: str = "branch") -> Branch:
     name = name or r.default_branch
     if name.startswith("refs/heads/"): name = name[len("refs/heads/"):]
-    b = dict.get(s.branches, f"{r.id}:{name}")
+    b = read(s, "branches", f"{r.id}:{name}")
     if b is None: raise ToolError(404, f"no branch {arg}={name!r} in {r.id}", arg)
     return b
 
 def _issue(s: GithubState, r: Repo, n: int, arg: str = "issue_number") -> Issue:
-    i = dict.get(s.issues, f"{r.id}#{n}")
+    i = read(s, "issues", f"{r.id}#{n}")
     if i is None:
-        if dict.__contains__(s.pulls, f"{r.id}#{n}"): raise ToolError(422, f"#{n} in {r.id} is a pull request, not an issue", arg)
+        if has(s, "pulls", f"{r.id}#{n}"): raise ToolError(422, f"#{n} in {r.id} is a pull request, not an issue", arg)
         raise ToolError(404, f"no issue {arg}={n} in {r.id}", arg)
     return i
 
 def _pull(s: GithubState, r: Repo, n: int) -> Pull:
-    p = dict.get(s.pulls, f"{r.id}#{n}")
+    p = read(s, "pulls", f"{r.id}#{n}")
     if p is None: raise ToolError(404, f"no pull request pullNumber={n} in {r.id}", "pullNumber")
     return p
 
@@ -173,7 +174,7 @@ def _commit(s: GithubState, r: Repo, b: Branch, message: str, paths: list[str], 
     return c
 
 def _labels_of(s: GithubState, r: Repo, names: list[str], arg: str = "labels") -> list[str]:
-    have = {l.name.lower(): l.name for l in dict.values(s.labels) if l.repo == r.id}
+    have = {l.name.lower(): l.name for l in scan(s, "labels") if l.repo == r.id}
     out = []
     for n in names:
         if n.lower() not in have: raise ToolError(422, f"{arg} names {n!r}, which is not a label of {r.id} (see list_label)", arg)
@@ -182,7 +183,7 @@ def _labels_of(s: GithubState, r: Repo, names: list[str], arg: str = "labels") -
 
 def _users(s: GithubState, names: list[str], arg: str) -> list[str]:
     for n in names:
-        if not dict.__contains__(s.users, n): raise ToolError(422, f"{arg} names {n!r}, who is not a GitHub user here", arg)
+        if not has(s, "users", n): raise ToolError(422, f"{arg} names {n!r}, who is not a GitHub user here", arg)
     return list(dict.fromkeys(names))
 
 def _issue_view(i: Issue) -> dict:
@@ -222,9 +223,9 @@ def _names(xs: list) -> list[str]: return [x if isinstance(x, str) else x.name f
 @service.tool(read_only=True)
 def get_me(s: GithubState) -> dict:
     "The authenticated user's profile."
-    u = dict.__getitem__(s.users, s.me)
+    u = read(s, "users", s.me)
     return {"login": u.id, "name": u.name, "email": u.email, "bio": u.bio,
-            "public_repos": sum(1 for r in dict.values(s.repos) if r.owner == u.id and not r.private)}
+            "public_repos": sum(1 for r in scan(s, "repos") if r.owner == u.id and not r.private)}
 
 @service.tool(read_only=True)
 def search_repositories(s: GithubState,
@@ -240,7 +241,7 @@ def search_repositories(s: GithubState,
     if not words and not quals: raise ToolError(422, "query must not be empty", "query")
     if sort in ("forks", "help-wanted-issues"): raise ToolError(422, f"sort={sort!r} is not supported here (use stars or updated)", "sort")
     hits = []
-    for r in dict.values(s.repos):
+    for r in scan(s, "repos"):
         if "user" in quals and r.owner.lower() not in {u.lower() for u in quals["user"]}: continue
         fields = (r.name,) if "name" in quals.get("in", []) else (r.name, r.description, " ".join(r.topics))
         if words and not matches(words, *fields): continue
@@ -280,9 +281,9 @@ def list_starred_repositories(s: GithubState,
                              ) -> list[dict]:
     "Repositories a user has starred."
     u = username or s.me
-    if not dict.__contains__(s.users, u): raise ToolError(404, f"no user username={u!r}", "username")
+    if not has(s, "users", u): raise ToolError(404, f"no user username={u!r}", "username")
     key = (lambda r: (r.updated_at, r.id)) if sort == "updated" else (lambda r: (r.created_at, r.id))
-    rs = sorted((r for r in dict.values(s.repos) if u in r.stargazers), key=key, reverse=direction != "asc")
+    rs = sorted((r for r in scan(s, "repos") if u in r.stargazers), key=key, reverse=direction != "asc")
     return [_repo_view(r) for r in number_page(rs, page, perPage)]
 
 
@@ -296,7 +297,7 @@ def list_branches(s: GithubState,
                  ) -> list[dict]:
     "A repository's branches, sorted by name."
     r = _repo(s, owner, repo)
-    bs = sorted((b for b in dict.values(s.branches) if b.repo == r.id), key=lambda b: b.name)
+    bs = sorted((b for b in scan(s, "branches") if b.repo == r.id), key=lambda b: b.name)
     return [{"name": b.name, "commit": {"sha": b.head}, "protected": b.name == r.default_branch} for b in number_page(bs, page, perPage)]
 
 @service.tool
@@ -310,10 +311,10 @@ def create_branch(s: GithubState,
     r = _repo(s, owner, repo)
     if not re.fullmatch(r"[A-Za-z0-9._/-]+", branch) or branch.startswith(("/", "-")) or ".." in branch or branch.endswith("/"):
         raise ToolError(422, f"branch={branch!r} is not a valid branch name", "branch")
-    if dict.__contains__(s.branches, f"{r.id}:{branch}"): raise ToolError(409, f"branch {branch!r} already exists in {r.id}", "branch")
+    if has(s, "branches", f"{r.id}:{branch}"): raise ToolError(409, f"branch {branch!r} already exists in {r.id}", "branch")
     src = _branch(s, r, from_branch, "from_branch")
     s.branches[f"{r.id}:{branch}"] = Branch(id=f"{r.id}:{branch}", repo=r.id, name=branch, head=src.head)
-    for f in [f for f in dict.values(s.files) if f.repo == r.id and f.branch == src.name]:
+    for f in [f for f in scan(s, "files") if f.repo == r.id and f.branch == src.name]:
         k = f"{r.id}:{branch}:{f.path}"
         s.files[k] = FileBlob(id=k, repo=r.id, branch=branch, path=f.path, content=f.content, sha=f.sha)
     return {"ref": f"refs/heads/{branch}", "object": {"sha": src.head}}
@@ -329,7 +330,7 @@ def get_file_contents(s: GithubState,
     r = _repo(s, owner, repo)
     b = _branch(s, r, ref, "ref")
     p = posixpath.normpath("/" + path.strip()).lstrip("/")
-    files = {f.path: f for f in dict.values(s.files) if f.repo == r.id and f.branch == b.name}
+    files = {f.path: f for f in scan(s, "files") if f.repo == r.id and f.branch == b.name}
     if p in files:
         f = files[p]
         return {"type": "file", "name": posixpath.basename(p), "path": p, "size": len(f.content.encode()), "sha": f.sha, "content": f.content}
@@ -362,8 +363,8 @@ def create_or_update_file(s: GithubState,
     if not p or p == ".": raise ToolError(422, f"path={path!r} names no file", "path")
     if not message.strip(): raise ToolError(422, "message must not be empty", "message")
     k = f"{r.id}:{b.name}:{p}"
-    old = dict.get(s.files, k)
-    if any(f.repo == r.id and f.branch == b.name and f.path.startswith(p + "/") for f in dict.values(s.files)):
+    old = read(s, "files", k)
+    if any(f.repo == r.id and f.branch == b.name and f.path.startswith(p + "/") for f in scan(s, "files")):
         raise ToolError(422, f"path={p!r} is a directory", "path")
     if old is not None and sha is None: raise ToolError(422, f"{p} exists in {r.id}@{b.name}: give its blob sha to update it", "sha")
     if old is not None and sha != old.sha: raise ToolError(409, f"sha={sha!r} does not match {p}'s current blob sha {old.sha}", "sha")
@@ -386,7 +387,7 @@ def list_commits(s: GithubState,
                 ) -> list[dict]:
     "Commits reachable from a branch or commit, newest first (first parents, then other parents)."
     r = _repo(s, owner, repo)
-    start = sha if sha and dict.__contains__(s.commits, sha) else _branch(s, r, sha, "sha").head
+    start = sha if sha and has(s, "commits", sha) else _branch(s, r, sha, "sha").head
     def t(v, arg):
         if v is None: return None
         try: return iso(parse_iso(v))
@@ -394,7 +395,7 @@ def list_commits(s: GithubState,
     lo, hi = t(since, "since"), t(until, "until")
     seen, out, todo = set(), [], [start]
     while todo:
-        c = dict.get(s.commits, todo.pop(0))
+        c = read(s, "commits", todo.pop(0))
         if c is None or c.id in seen: continue
         seen.add(c.id); out.append(c); todo.extend(c.parents)
     out.sort(key=lambda c: (c.date, c.id), reverse=True)
@@ -445,7 +446,7 @@ def list_issues(s: GithubState,
         try: lo = iso(parse_iso(since))
         except ValueError: raise ToolError(422, f"since={since!r} is not an ISO 8601 time", "since") from None
     want = [l.lower() for l in labels or []]
-    items = [i for i in dict.values(s.issues) if i.repo == r.id and (state is None or i.state == state.lower())
+    items = [i for i in scan(s, "issues") if i.repo == r.id and (state is None or i.state == state.lower())
              and all(w in [x.lower() for x in i.labels] for w in want) and (lo is None or i.updated_at >= lo)]
     key = lambda i: (getattr(i, field), i.number)
     items.sort(key=key, reverse=desc)
@@ -471,7 +472,7 @@ def search_issues(s: GithubState,
     if "repo" in quals: scope = (scope or set(quals["repo"])) & set(quals["repo"]) if scope else set(quals["repo"])
     kinds = quals.get("is", [])
     want_pr = "pr" in kinds and "issue" not in kinds
-    pool = list(dict.values(s.pulls)) if want_pr else list(dict.values(s.issues))
+    pool = list(scan(s, "pulls")) if want_pr else list(scan(s, "issues"))
     hits = []
     for i in pool:
         if scope is not None and i.repo not in scope: continue
@@ -573,10 +574,10 @@ def add_issue_comment(s: GithubState,
                      ) -> dict:
     "Comment on an issue or pull request."
     r = _repo(s, owner, repo)
-    target = dict.get(s.issues, f"{r.id}#{issue_number}") or dict.get(s.pulls, f"{r.id}#{issue_number}")
+    target = read(s, "issues", f"{r.id}#{issue_number}") or read(s, "pulls", f"{r.id}#{issue_number}")
     if target is None: raise ToolError(404, f"no issue or pull request issue_number={issue_number} in {r.id}", "issue_number")
     if body is None or not body.strip(): raise ToolError(422, "body must not be empty", "body")
-    k = str(max((int(c) for c in dict.keys(s.comments)), default=1000000) + 1)
+    k = str(max((int(c) for c in ids(s, "comments")), default=1000000) + 1)
     s.comments[k] = IssueComment(id=k, repo=r.id, issue_number=issue_number, body=body, user=s.me, created_at=s.tick())
     if isinstance(target, Issue): j = s.issues[target.id]; j.comments += 1; j.updated_at = s.now()
     return {"id": int(k), "body": body, "user": s.me, "html_url": f"https://github.com/{r.id}/issues/{issue_number}#issuecomment-{k}"}
@@ -591,10 +592,10 @@ def list_label(s: GithubState,
     "A repository's labels, most used first (then by name), with their issue counts."
     r = _repo(s, owner, repo)
     count = {}
-    for i in dict.values(s.issues):
+    for i in scan(s, "issues"):
         if i.repo == r.id:
             for l in i.labels: count[l] = count.get(l, 0) + 1
-    ls = [l for l in dict.values(s.labels) if l.repo == r.id]
+    ls = [l for l in scan(s, "labels") if l.repo == r.id]
     ls.sort(key=lambda l: (-count.get(l.name, 0), l.name))
     return [{"name": l.name, "color": l.color, "description": l.description, "issues": count.get(l.name, 0)} for l in ls]
 
@@ -606,7 +607,7 @@ def get_label(s: GithubState,
              ) -> dict:
     "One label of a repository."
     r = _repo(s, owner, repo)
-    l = next((l for l in dict.values(s.labels) if l.repo == r.id and l.name.lower() == name.lower()), None)
+    l = next((l for l in scan(s, "labels") if l.repo == r.id and l.name.lower() == name.lower()), None)
     if l is None: raise ToolError(404, f"no label name={name!r} in {r.id}", "name")
     return {"name": l.name, "color": l.color, "description": l.description}
 
@@ -629,7 +630,7 @@ def create_pull_request(s: GithubState,
     if not title.strip(): raise ToolError(422, "title must not be empty", "title")
     if h.name == b.name: raise ToolError(422, f"head and base are both {h.name!r}", "head")
     if h.head == b.head: raise ToolError(422, f"no commits between {b.name} and {h.name}", "head")
-    if any(p.repo == r.id and p.head == h.name and p.base == b.name and p.state == "open" for p in dict.values(s.pulls)):
+    if any(p.repo == r.id and p.head == h.name and p.base == b.name and p.state == "open" for p in scan(s, "pulls")):
         raise ToolError(409, f"a pull request from {h.name} into {b.name} is already open", "head")
     revs = _users(s, reviewers or [], "reviewers")
     rr = s.repos[r.id]; n = rr.next_number; rr.next_number = n + 1
@@ -655,7 +656,7 @@ def list_pull_requests(s: GithubState,
     if sort in ("popularity", "long-running"): raise ToolError(422, f"sort={sort!r} is not supported here (use created or updated)", "sort")
     st = state or "open"
     hb = head.split(":", 1)[-1] if head else None
-    ps = [p for p in dict.values(s.pulls) if p.repo == r.id and (st == "all" or p.state == st) and (base is None or p.base == base)
+    ps = [p for p in scan(s, "pulls") if p.repo == r.id and (st == "all" or p.state == st) and (base is None or p.base == base)
           and (hb is None or p.head == hb)]
     f = "updated_at" if sort == "updated" else "created_at"
     ps.sort(key=lambda p: (getattr(p, f), p.number), reverse=direction != "asc")
@@ -676,8 +677,8 @@ def merge_pull_request(s: GithubState,
     if p.state != "open": raise ToolError(409, f"pull request #{pullNumber} is {'merged' if p.merged else 'closed'}", "pullNumber")
     if p.draft: raise ToolError(422, f"pull request #{pullNumber} is a draft", "pullNumber")
     h, b = _branch(s, r, p.head, "pullNumber"), _branch(s, r, p.base, "pullNumber")
-    head_files = {f.path: f for f in dict.values(s.files) if f.repo == r.id and f.branch == h.name}
-    base_files = {f.path: f for f in dict.values(s.files) if f.repo == r.id and f.branch == b.name}
+    head_files = {f.path: f for f in scan(s, "files") if f.repo == r.id and f.branch == h.name}
+    base_files = {f.path: f for f in scan(s, "files") if f.repo == r.id and f.branch == b.name}
     changed = sorted(q for q in head_files if q not in base_files or base_files[q].sha != head_files[q].sha)
     for q in changed:
         k = f"{r.id}:{b.name}:{q}"

@@ -1,4 +1,6 @@
-"""Small helpers shared by the newer sample services: pagination that always advances, text search, dates.
+"""Helpers shared by the sample services: pagination that always advances, text search, limits, schema inlining.
+
+Records are read and written only through `compoworld_nb.state` (`read`, `find`, `scan`, `writable`, `put`, `remove`, ...).
 
 Pagination contract (every list tool that pages uses one of these):
 
@@ -14,7 +16,7 @@ import base64, functools, json, re
 from typing import Any, Callable, Optional
 from compoworld_nb.core import ToolError
 
-__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas", "get_or_404"]
+__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas"]
 
 
 def encode_cursor(key: Any) -> str:
@@ -28,12 +30,6 @@ def decode_cursor(cursor: str, arg: str = "cursor") -> Any:
         key = json.loads(raw)
     except (ValueError, TypeError): raise ToolError(400, f"{arg}={cursor!r} is not a cursor returned by this service", arg) from None
     return tuple(key) if isinstance(key, list) else key
-
-def get_or_404(coll: dict, key: str, what: str, arg: str):
-    "The record `coll[key]` (read without a copy-on-write copy); ToolError 404 'no {what} with {arg}=...' naming `arg` if absent."
-    r = dict.get(coll, key)
-    if r is None: raise ToolError(404, f"no {what} with {arg}={key!r}", arg)
-    return r
 
 def check_limit(limit: int, arg: str = "limit", hi: int = 100) -> int:
     "`limit` if 1 <= limit <= hi, else ToolError 422 naming it."

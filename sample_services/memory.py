@@ -11,6 +11,7 @@ import functools
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan, entries, has
 from .kit import inline_schemas, matches
 from .world import make_world, service_rng, service_faker, reveal_value
 
@@ -67,13 +68,13 @@ def _ent(e: Entity) -> dict: return {"name": e.name, "entityType": e.entityType,
 def _rel(r: Relation) -> dict: return {"from": r.source, "to": r.to, "relationType": r.relationType}
 
 def _graph(s: MemoryState, names: set | None = None) -> dict:
-    ents = [e for e in dict.values(s.entities) if names is None or e.name in names]
+    ents = [e for e in scan(s, "entities") if names is None or e.name in names]
     keep = {e.name for e in ents}
-    rels = [r for r in dict.values(s.relations) if names is None or (r.source in keep and r.to in keep)]
+    rels = [r for r in scan(s, "relations") if names is None or (r.source in keep and r.to in keep)]
     return {"entities": [_ent(e) for e in ents], "relations": [_rel(r) for r in rels]}
 
 def _find_rel(s: MemoryState, src: str, to: str, typ: str) -> str | None:
-    return next((k for k, r in dict.items(s.relations) if (r.source, r.to, r.relationType) == (src, to, typ)), None)
+    return next((k for k, r in entries(s, "relations") if (r.source, r.to, r.relationType) == (src, to, typ)), None)
 
 def _nonempty(v: str, arg: str) -> str:
     if not v.strip(): raise ToolError(422, f"{arg} must not be empty", arg)
@@ -91,7 +92,7 @@ def create_entities(s: MemoryState,
         if e.name in seen: raise ToolError(422, f"entities lists the name {e.name!r} twice", f"entities.{i}.name")
         seen.add(e.name)
     for e in entities:
-        if dict.__contains__(s.entities, e.name): continue
+        if has(s, "entities", e.name): continue
         s.entities[e.name] = Entity(id=e.name, name=e.name, entityType=e.entityType, observations=list(dict.fromkeys(e.observations)))
         out.append(_ent(s.entities[e.name]))
     return {"entities": out}
@@ -103,7 +104,7 @@ def create_relations(s: MemoryState,
     "Create relations between existing entities; relations already present are skipped. Returns the new ones."
     for i, r in enumerate(relations):
         for arg, name in ((f"relations.{i}.from", r.source), (f"relations.{i}.to", r.to)):
-            if not dict.__contains__(s.entities, name): raise ToolError(404, f"no entity named {name!r} ({arg})", arg)
+            if not has(s, "entities", name): raise ToolError(404, f"no entity named {name!r} ({arg})", arg)
         _nonempty(r.relationType, f"relations.{i}.relationType")
     out = []
     for r in relations:
@@ -119,7 +120,7 @@ def add_observations(s: MemoryState,
                     ) -> dict:
     "Add observations to existing entities (texts an entity already has are skipped). Returns what was added per entity."
     for i, o in enumerate(observations):
-        if not dict.__contains__(s.entities, o.entityName):
+        if not has(s, "entities", o.entityName):
             raise ToolError(404, f"no entity named {o.entityName!r} (observations.{i}.entityName)", f"observations.{i}.entityName")
         for j, c in enumerate(o.contents): _nonempty(c, f"observations.{i}.contents.{j}")
     res = []
@@ -135,9 +136,9 @@ def delete_entities(s: MemoryState,
                     entityNames: list[str],  # names of the entities to delete (with every relation that touches them)
                    ) -> dict:
     "Delete entities and every relation to or from them; names not in the graph are ignored."
-    gone = [n for n in dict.fromkeys(entityNames) if dict.__contains__(s.entities, n)]
+    gone = [n for n in dict.fromkeys(entityNames) if has(s, "entities", n)]
     for n in gone: del s.entities[n]
-    dead = [k for k, r in dict.items(s.relations) if r.source in gone or r.to in gone]
+    dead = [k for k, r in entries(s, "relations") if r.source in gone or r.to in gone]
     for k in dead: del s.relations[k]
     return {"success": True, "message": f"Deleted {len(gone)} entities and {len(dead)} relations"}
 
@@ -148,7 +149,7 @@ def delete_observations(s: MemoryState,
     "Remove observations from entities; entities or texts that are not there are ignored."
     n = 0
     for d in deletions:
-        if not dict.__contains__(s.entities, d.entityName): continue
+        if not has(s, "entities", d.entityName): continue
         e = s.entities[d.entityName]
         keep = [o for o in e.observations if o not in set(d.observations)]
         if len(keep) != len(e.observations): n += len(e.observations) - len(keep); e.observations = keep
@@ -176,7 +177,7 @@ def search_nodes(s: MemoryState,
                 ) -> dict:
     "Entities whose name, type or observations contain every word of the query, with the relations among them."
     if not query.strip(): raise ToolError(422, "query must not be empty", "query")
-    hits = {e.name for e in dict.values(s.entities) if matches(query, e.name, e.entityType, *e.observations)}
+    hits = {e.name for e in scan(s, "entities") if matches(query, e.name, e.entityType, *e.observations)}
     return _graph(s, hits)
 
 @service.tool(read_only=True)

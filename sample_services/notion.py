@@ -20,6 +20,7 @@ from datetime import timedelta
 from typing import Any, Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import read, scan, has
 from .kit import cursor_page
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -125,7 +126,7 @@ def _plain(rich, arg: str) -> str:
 def _user_ref(uid: str) -> dict: return {"object": "user", "id": uid}
 
 def _page(s: NotionState, pid: str, arg: str = "page_id", live: bool = False) -> Page:
-    p = dict.get(s.pages, _norm_id(pid))
+    p = read(s, "pages", _norm_id(pid))
     if p is None: raise ToolError(404, f"Could not find page with ID: {pid} ({arg})", arg)
     if live and (p.archived or p.in_trash): raise ToolError(409, f"page {pid} is archived or in the trash ({arg})", arg)
     return p
@@ -155,7 +156,7 @@ def _list(items: list, view, key, start_cursor, page_size, descending=False) -> 
     return {"object": "list", "results": [view(x) for x in page], "next_cursor": nxt, "has_more": nxt is not None}
 
 def _children(s: NotionState, parent: str) -> list[Block]:
-    return sorted((b for b in dict.values(s.blocks) if b.parent_id == parent and not b.archived), key=lambda b: (b.order, b.id))
+    return sorted((b for b in scan(s, "blocks") if b.parent_id == parent and not b.archived), key=lambda b: (b.order, b.id))
 
 def _new_blocks(s: NotionState, parent: str, children: list, arg: str, after: Optional[str] = None) -> list[Block]:
     "Validate block objects (all before any write) and insert them under `parent` (after the block `after`, or at the end)."
@@ -180,7 +181,7 @@ def _new_blocks(s: NotionState, parent: str, children: list, arg: str, after: Op
         s.blocks[bid] = Block(id=bid, parent_id=parent, type=typ, text=text, checked=checked, order=lo + (hi - lo) * (j + 1) / (len(specs) + 1),
                               created_time=now, last_edited_time=now)
         out.append(s.blocks[bid])
-    if dict.__contains__(s.blocks, parent) and not dict.__getitem__(s.blocks, parent).has_children: s.blocks[parent].has_children = True
+    if has(s, "blocks", parent) and not read(s, "blocks", parent).has_children: s.blocks[parent].has_children = True
     return out
 
 
@@ -188,7 +189,7 @@ def _new_blocks(s: NotionState, parent: str, children: list, arg: str, after: Op
 @service.tool(name="API-get-self", read_only=True)
 def get_self(s: NotionState) -> dict:
     "The bot user this integration acts as."
-    u = dict.__getitem__(s.users, s.bot)
+    u = read(s, "users", s.bot)
     return {"object": "user", "id": u.id, "name": u.name, "type": "bot", "bot": {"owner": {"type": "workspace", "workspace": True}}}
 
 @service.tool(name="API-get-user", read_only=True)
@@ -196,7 +197,7 @@ def get_user(s: NotionState,
              user_id: str,  # the user's id
             ) -> dict:
     "One user of the workspace."
-    u = dict.get(s.users, _norm_id(user_id))
+    u = read(s, "users", _norm_id(user_id))
     if u is None: raise ToolError(404, f"Could not find user with ID: {user_id}", "user_id")
     return {"object": "user", "id": u.id, "name": u.name, "type": u.type, **({"person": {"email": u.email}} if u.type == "person" else {"bot": {}})}
 
@@ -206,7 +207,7 @@ def get_users(s: NotionState,
               page_size: int = 100,                # results per page (1-100)
              ) -> dict:
     "The workspace's users, by name (then id)."
-    us = sorted(dict.values(s.users), key=lambda u: (u.name, u.id))
+    us = sorted(scan(s, "users"), key=lambda u: (u.name, u.id))
     return _list(us, lambda u: get_user(s, u.id), lambda u: (u.name, u.id), start_cursor, page_size)
 
 
@@ -235,9 +236,9 @@ def post_search(s: NotionState,
     words = (query or "").lower().split()
     hits = []
     if kind != "data_source":
-        hits += [("page", p) for p in dict.values(s.pages) if not p.in_trash and not p.archived and all(w in p.title.lower() for w in words)]
+        hits += [("page", p) for p in scan(s, "pages") if not p.in_trash and not p.archived and all(w in p.title.lower() for w in words)]
     if kind != "page":
-        hits += [("data_source", d) for d in dict.values(s.data_sources) if all(w in d.title.lower() for w in words)]
+        hits += [("data_source", d) for d in scan(s, "data_sources") if all(w in d.title.lower() for w in words)]
     key = lambda h: (h[1].last_edited_time, h[1].id)
     hits.sort(key=key, reverse=desc)
     return _list(hits, lambda h: _page_view(s, h[1]) if h[0] == "page" else _ds_view(h[1]), key, start_cursor, page_size, descending=desc)
@@ -277,7 +278,7 @@ def _row_props(s: NotionState, ds: DataSource, props: dict, arg: str, partial: b
             out[name] = {"id": name, "type": t, t: {"start": start, "end": None} if start else None}
         elif t == "people":
             ids = [_norm_id(x.get("id", "")) if isinstance(x, dict) else "" for x in (body or [])]
-            bad = [i for i in ids if not dict.__contains__(s.users, i)]
+            bad = [i for i in ids if not has(s, "users", i)]
             if bad: raise ToolError(404, f"{arg}.{name}: no user with id {bad[0]!r}", arg)
             out[name] = {"id": name, "type": t, t: [_user_ref(i) for i in ids]}
     if not partial:
@@ -306,7 +307,7 @@ def post_page(s: NotionState,
         ptype, pid, stored = "page_id", host.id, {}
     elif "data_source_id" in par or "database_id" in par:
         did = _norm_id(par.get("data_source_id") or par.get("database_id"))
-        ds = dict.get(s.data_sources, did)
+        ds = read(s, "data_sources", did)
         if ds is None: raise ToolError(404, f"Could not find data source with ID: {did} (parent)", "parent")
         stored, title = _row_props(s, ds, props, "properties", partial=False)
         ptype, pid = "data_source_id", ds.id
@@ -334,7 +335,7 @@ def patch_page(s: NotionState,
     stored, title = {}, None
     if properties is not None:
         props = _json(properties, "properties")
-        if p.parent_type == "data_source_id": stored, title = _row_props(s, dict.__getitem__(s.data_sources, p.parent_id), props, "properties", partial=True)
+        if p.parent_type == "data_source_id": stored, title = _row_props(s, read(s, "data_sources", p.parent_id), props, "properties", partial=True)
         else:
             bad = [k for k in props if k != "title"]
             if bad: raise ToolError(400, f"properties: a page under a page has only a title, got {bad[0]!r}", "properties")
@@ -359,8 +360,8 @@ def patch_page(s: NotionState,
 # --- blocks ---------------------------------------------------------------------------------------
 def _container(s: NotionState, bid: str, arg: str = "block_id") -> str:
     k = _norm_id(bid)
-    if dict.__contains__(s.pages, k): return k
-    b = dict.get(s.blocks, k)
+    if has(s, "pages", k): return k
+    b = read(s, "blocks", k)
     if b is None or b.archived: raise ToolError(404, f"Could not find block with ID: {bid} ({arg})", arg)
     return k
 
@@ -382,11 +383,11 @@ def patch_block_children(s: NotionState,
                         ) -> dict:
     "Append content blocks to a page or block."
     k = _container(s, block_id)
-    if dict.__contains__(s.pages, k) and (dict.__getitem__(s.pages, k).in_trash or dict.__getitem__(s.pages, k).archived):
+    if has(s, "pages", k) and (read(s, "pages", k).in_trash or read(s, "pages", k).archived):
         raise ToolError(409, f"page {block_id} is archived or in the trash", "block_id")
     if not children: raise ToolError(400, "children must list at least one block", "children")
     made = _new_blocks(s, k, children, "children", after)
-    if dict.__contains__(s.pages, k): s.pages[k].last_edited_time = s.now()
+    if has(s, "pages", k): s.pages[k].last_edited_time = s.now()
     return {"object": "list", "results": [_block_view(b) for b in made], "next_cursor": None, "has_more": False}
 
 @service.tool(name="API-retrieve-a-block", read_only=True)
@@ -394,7 +395,7 @@ def retrieve_block(s: NotionState,
                    block_id: str,  # the block's id
                   ) -> dict:
     "One block."
-    b = dict.get(s.blocks, _norm_id(block_id))
+    b = read(s, "blocks", _norm_id(block_id))
     if b is None: raise ToolError(404, f"Could not find block with ID: {block_id}", "block_id")
     return _block_view(b)
 
@@ -403,7 +404,7 @@ def delete_block(s: NotionState,
                  block_id: str,  # the block to archive
                 ) -> dict:
     "Archive a block (and hide its children)."
-    b = dict.get(s.blocks, _norm_id(block_id))
+    b = read(s, "blocks", _norm_id(block_id))
     if b is None: raise ToolError(404, f"Could not find block with ID: {block_id}", "block_id")
     if b.archived: raise ToolError(409, f"block {block_id} is already archived", "block_id")
     q = s.blocks[b.id]; q.archived = True; q.last_edited_time = s.tick()
@@ -438,7 +439,7 @@ def retrieve_comments(s: NotionState,
                      ) -> dict:
     "The comments on a page, oldest first."
     k = _container(s, block_id)
-    cs = sorted((c for c in dict.values(s.comments) if c.page_id == k), key=lambda c: (c.created_time, c.id))
+    cs = sorted((c for c in scan(s, "comments") if c.page_id == k), key=lambda c: (c.created_time, c.id))
     return _list(cs, _comment_view, lambda c: (c.created_time, c.id), start_cursor, page_size)
 
 
@@ -448,7 +449,7 @@ def retrieve_data_source(s: NotionState,
                          data_source_id: str,  # the data source (database) id
                         ) -> dict:
     "A data source's title and property schema."
-    d = dict.get(s.data_sources, _norm_id(data_source_id))
+    d = read(s, "data_sources", _norm_id(data_source_id))
     if d is None: raise ToolError(404, f"Could not find data source with ID: {data_source_id}", "data_source_id")
     return _ds_view(d)
 
@@ -503,10 +504,10 @@ def query_data_source(s: NotionState,
                       in_trash: Optional[bool] = None,          # true: only rows in the trash (default: rows not in the trash)
                      ) -> dict:
     "The rows (pages) of a data source that match a filter, in the given sort order (then by id)."
-    d = dict.get(s.data_sources, _norm_id(data_source_id))
+    d = read(s, "data_sources", _norm_id(data_source_id))
     if d is None: raise ToolError(404, f"Could not find data source with ID: {data_source_id}", "data_source_id")
     test = _compile(d, _json(filter, "filter"), "filter") if filter is not None else (lambda p: True)
-    rows = [p for p in dict.values(s.pages) if p.parent_type == "data_source_id" and p.parent_id == d.id and p.in_trash == bool(in_trash)
+    rows = [p for p in scan(s, "pages") if p.parent_type == "data_source_id" and p.parent_id == d.id and p.in_trash == bool(in_trash)
             and not p.archived and test(p)]
     rows.sort(key=lambda p: p.id)
     for i, srt in reversed(list(enumerate(sorts or []))):

@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan, entries
 from .world import make_world, service_rng, reveal_value
 
 
@@ -73,7 +74,7 @@ def _new_ts(s: SlackState) -> str:
     "A fresh, unique ts at the state's current time (ticks the clock)."
     s.tick(1)
     base = _epoch_seconds(s)
-    taken = {m.ts for m in dict.values(s.messages)}     # read without copying (in a write call every record read is copied)
+    taken = {m.ts for m in scan(s, "messages")}     # read without copying (in a write call every record read is copied)
     n = 0
     while f"{base}.{n:06d}" in taken: n += 1
     return f"{base}.{n:06d}"
@@ -94,7 +95,7 @@ def _channel(s: SlackState, channel_id: str, write: bool = False) -> Channel:
 
 def _find(s: SlackState, channel_id: str, ts: str, arg: str) -> SlackMessage:
     ts = _norm_ts(ts)
-    k = next((k for k, m in dict.items(s.messages) if m.channel_id == channel_id and m.ts == ts), None)   # scan without copying
+    k = next((k for k, m in entries(s, "messages") if m.channel_id == channel_id and m.ts == ts), None)   # scan without copying
     if k is None: raise ToolError(404, f"no message with {arg}={ts!r} in channel {channel_id!r}", arg)
     return s.messages[k]                                 # the one record found: writable in a write call
 

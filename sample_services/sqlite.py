@@ -14,11 +14,11 @@ import functools, re, sqlite3, threading, time
 from collections import OrderedDict
 from itertools import compress, repeat
 from operator import is_, not_
-from types import SimpleNamespace
 from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, Records, State, Service, Visit, add_step, snapshot, verified_lineage
+from compoworld_nb.state import read, scan, entries, ids
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
 
@@ -64,9 +64,9 @@ def _connect(s: SqliteState) -> sqlite3.Connection:
     "The state as an in-memory database: tables, rows (with their rowids), counters, then indexes, views and triggers. Built from scratch; the tools use `_database`, which gives the same database faster."
     con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
     con.execute("PRAGMA foreign_keys = OFF")
-    objs = sorted(dict.values(s.objects), key=lambda o: o.seq)
+    objs = sorted(scan(s, "objects"), key=lambda o: o.seq)
     by_table: dict[str, list] = {}
-    for r in dict.values(s.rows): by_table.setdefault(r.table, []).append(r)
+    for r in scan(s, "rows"): by_table.setdefault(r.table, []).append(r)
     for o in objs:
         if o.type != "table": continue
         con.execute(o.sql)
@@ -95,7 +95,7 @@ _CACHE_MAX = 16
 _MAX_DELTA = 256                          # more touched rows than this: build a new base
 
 def _schema_key(s: SqliteState) -> tuple:
-    return tuple(sorted((o.id, o.type, o.tbl_name, o.sql, o.seq) for o in dict.values(s.objects)))
+    return tuple(sorted((o.id, o.type, o.tbl_name, o.sql, o.seq) for o in scan(s, "objects")))
 
 def _put(cache: OrderedDict, key, value) -> None:
     cache[key] = value
@@ -125,7 +125,7 @@ def _base(s: SqliteState, schema: tuple) -> tuple:
         touched = _delta(rows, snap)
         if len(touched) <= _MAX_DELTA: _BASES.move_to_end(key); return e, touched
     snap, touched = lin if lin is not None else (snapshot(rows), set())
-    base = _connect(SimpleNamespace(objects=s.objects, rows=dict(zip(snap.keys, snap.recs)), sequences=s.sequences))
+    base = _connect(SqliteState.model_construct(objects=s.objects, rows=dict(zip(snap.keys, snap.recs)), sequences=s.sequences))
     base.execute("PRAGMA foreign_keys = OFF")   # a base is copied from, or patched inside a transaction that is rolled back (`_select`)
     e = (snap, base, {})
     _put(_BASES, (id(snap), schema), e)
@@ -140,9 +140,9 @@ def _patch(con: sqlite3.Connection, s: SqliteState, snap, touched: set, cols: di
     changed = sorted(touched, key=str)
     for k in changed:                     # rows gone or replaced
         old = snap.recs[idx[k]] if k in idx else None
-        if old is not None and dict.get(s.rows, k) is not old: con.execute(f"DELETE FROM {_q(old.table)} WHERE rowid = ?", (old.rowid,))
+        if old is not None and read(s, "rows", k) is not old: con.execute(f"DELETE FROM {_q(old.table)} WHERE rowid = ?", (old.rowid,))
     for k in changed:                     # rows new or replaced
-        new = dict.get(s.rows, k)
+        new = read(s, "rows", k)
         if new is None or (k in idx and snap.recs[idx[k]] is new): continue
         cs = columns(new.table)
         con.execute(f"INSERT INTO {_q(new.table)} (rowid, {', '.join(map(_q, cs))}) VALUES ({', '.join('?' * (len(cs) + 1))})",
@@ -153,7 +153,7 @@ def _patch(con: sqlite3.Connection, s: SqliteState, snap, touched: set, cols: di
 
 def _built(s: SqliteState) -> tuple[sqlite3.Connection, bool]:
     "`(connection, clean)`: a new connection holding exactly `s`'s database; `clean` if nothing ran on it since it was copied (its counters are at zero). Call under `_LOCK`."
-    if not s.sequences or any(o.type == "trigger" for o in dict.values(s.objects)):
+    if not s.sequences or any(o.type == "trigger" for o in scan(s, "objects")):
         return _connect(s), False         # counters left to SQLite, or triggers that replaying rows would fire
     (snap, base, cols), touched = _base(s, _schema_key(s))
     con = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -195,7 +195,7 @@ _CONNECTION_STATE = re.compile(r"\b(?:changes|total_changes|last_insert_rowid)\b
 def _select(s: SqliteState, query: str) -> tuple[list[str], list[tuple]]:
     "`(column names, rows)` of one SELECT on `s`'s database, exactly as on a fresh connection to it (`_database`); ToolError as `_run`."
     with _LOCK:
-        if _CONNECTION_STATE.search(query) or not s.sequences or any(o.type == "trigger" for o in dict.values(s.objects)):
+        if _CONNECTION_STATE.search(query) or not s.sequences or any(o.type == "trigger" for o in scan(s, "objects")):
             cur = _run(_reader(s), query)                  # a SELECT always describes its columns
             return [d[0] for d in cur.description], _fetch(cur)
         (snap, base, cols), touched = _base(s, _schema_key(s))
@@ -213,7 +213,7 @@ _WRITE_ACTIONS = {sqlite3.SQLITE_INSERT, sqlite3.SQLITE_UPDATE, sqlite3.SQLITE_D
 
 def _run_write(con: sqlite3.Connection, query: str, s: SqliteState):
     "`_run(con, query)` for a write, plus the set of tables it may have written (None: any table). SQLite's authorizer names every table the compiled statement inserts into, updates or deletes from; with triggers or foreign-key actions in the schema (code the authorizer may not report) every table counts."
-    risky = any(o.type == "trigger" or re.search(r"\bON\s+(DELETE|UPDATE)\b", o.sql, re.I) for o in dict.values(s.objects))
+    risky = any(o.type == "trigger" or re.search(r"\bON\s+(DELETE|UPDATE)\b", o.sql, re.I) for o in scan(s, "objects"))
     written: set = set()
     def auth(action, arg1, arg2, db, trigger):
         if action in _WRITE_ACTIONS and arg1: written.add(arg1)
@@ -242,7 +242,7 @@ def _in_sync(con: sqlite3.Connection, name: str, cols: tuple, mine: list) -> boo
 def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = None) -> None:
     "Write the database's schema, rows and counters into `s`, replacing only records that changed. `written` (tables the write may have changed, see `_run_write`) lets a table outside it be skipped when `s` holds exactly its rows."
     master = con.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' ORDER BY rowid").fetchall()
-    old_seq = {o.id: o.seq for o in dict.values(s.objects)}
+    old_seq = {o.id: o.seq for o in scan(s, "objects")}
     nxt = max(old_seq.values(), default=0) + 1
     objects = {}
     for typ, name, tbl, sql in master:
@@ -252,8 +252,8 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
     seen, changed, kept = set(), [], set()   # row ids in the database; rows that differ from `s` (table, rowid order); tables left as they were
     by_table: dict = {}
     if written is not None:
-        for k, r in dict.items(s.rows): by_table.setdefault(r.table, []).append((k, r))
-    old_tables = {o.id for o in dict.values(s.objects) if o.type == "table"}
+        for k, r in entries(s, "rows"): by_table.setdefault(r.table, []).append((k, r))
+    old_tables = {o.id for o in scan(s, "objects") if o.type == "table"}
     for name, o in objects.items():
         if o.type != "table": continue
         cur = con.execute(f"SELECT rowid, * FROM {_q(name)}")
@@ -263,7 +263,7 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
         for rec in cur:
             k = f"{name}:{rec[0]}"
             seen.add(k)
-            old = dict.get(s.rows, k)      # read without copying: most rows are unchanged
+            old = read(s, "rows", k)      # read without copying: most rows are unchanged
             if old is not None and tuple(old.values) == cols and tuple(old.values.values()) == rec[1:]: continue
             vals = dict(zip(cols, rec[1:]))  # a stored row never holds a BLOB, so only a changed row can
             bad = next((c for c, v in vals.items() if isinstance(v, (bytes, bytearray, memoryview))), None)
@@ -271,11 +271,11 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
             _finite_rows([rec[1:]], f"table {name}")
             changed.append((k, name, rec[0], vals))
     for k, o in objects.items():
-        old = dict.get(s.objects, k)
+        old = read(s, "objects", k)
         if old is None or old.model_dump() != o.model_dump(): s.objects[k] = o
-    for k in [k for k in dict.keys(s.objects) if k not in objects]: del s.objects[k]
+    for k in [k for k in ids(s, "objects") if k not in objects]: del s.objects[k]
     for k, t, rowid, vals in changed: s.rows[k] = Row(id=k, table=t, rowid=rowid, values=vals)
-    for k in [k for k, r in dict.items(s.rows) if k not in seen and r.table not in kept]: del s.rows[k]
+    for k in [k for k, r in entries(s, "rows") if k not in seen and r.table not in kept]: del s.rows[k]
     seqs = {}
     if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
         seqs = {n: v for n, v in con.execute("SELECT name, seq FROM sqlite_sequence")}
@@ -364,14 +364,14 @@ def create_table(s: SqliteState,
 @service.tool(read_only=True)
 def list_tables(s: SqliteState) -> list[str]:
     "List the tables, in the order they were created."
-    return [o.id for o in sorted(dict.values(s.objects), key=lambda o: o.seq) if o.type == "table"]
+    return [o.id for o in sorted(scan(s, "objects"), key=lambda o: o.seq) if o.type == "table"]
 
 @service.tool(read_only=True)
 def describe_table(s: SqliteState,
                    table_name: str,  # name of the table to describe
                   ) -> list[dict]:
     "The columns of a table: name, declared type, NOT NULL, default and primary-key position."
-    o = dict.get(s.objects, table_name)
+    o = read(s, "objects", table_name)
     if o is None or o.type != "table": raise ToolError(404, f"no table named table_name={table_name!r} (see list_tables)", "table_name")
     with _LOCK:
         cols = _reader(s).execute(f"PRAGMA table_info({_q(table_name)})").fetchall()
@@ -385,7 +385,7 @@ def append_insight(s: SqliteState,
     if not insight.strip(): raise ToolError(422, "insight must not be empty", "insight")
     i = s.new_id("ins")
     s.insights[i] = Insight(id=i, text=insight.strip(), created=s.tick())
-    return {"id": i, "memo": [x.text for x in sorted(dict.values(s.insights), key=lambda x: (x.created, x.id))]}
+    return {"id": i, "memo": [x.text for x in sorted(scan(s, "insights"), key=lambda x: (x.created, x.id))]}
 
 
 # --- fixture ------------------------------------------------------------------------------------
@@ -492,7 +492,7 @@ def log_step(ctx, value, want):
     "Look up the project named `value` (planted, as in `read`) and log the lookup as a row of the notes table; a later visit may re-read that row (`amend`)."
     kind, nxt = reveal_value(ctx, want)
     def plant(s: SqliteState):
-        rowid = max((r.rowid for r in dict.values(s.rows) if r.table == "projects"), default=0) + 1
+        rowid = max((r.rowid for r in scan(s, "rows") if r.table == "projects"), default=0) + 1
         vals = {"id": rowid, "name": str(value), "code": nxt if kind == "key" else None, "venue": nxt if kind == "place" else None,
                 "owner_email": ctx.world.me.email, "status": "active"}
         s.rows[f"projects:{rowid}"] = Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals)

@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
-from .kit import get_or_404
+from compoworld_nb.state import read, find, scan, has
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
 __all__ = ["service", "TrelloState"]
@@ -122,24 +122,24 @@ service = Service("trello", "productivity & collaboration", TrelloState,
 def _board(s: TrelloState, boardId: Optional[str], arg: str = "boardId") -> Board:
     bid = boardId or s.active_board
     if bid is None: raise ToolError(422, "no boardId given and no active board set (use set_active_board)", arg)
-    if not dict.__contains__(s.boards, bid): raise ToolError(404, f"no board with {arg}={bid!r}", arg)
-    return dict.__getitem__(s.boards, bid)
+    if not has(s, "boards", bid): raise ToolError(404, f"no board with {arg}={bid!r}", arg)
+    return read(s, "boards", bid)
 
 
 def _list(s: TrelloState, listId: str, board: Optional[Board] = None, arg: str = "listId", open_: bool = True) -> TList:
-    l = get_or_404(s.lists, listId, "list", arg)
+    l = find(s, "lists", listId, "list", arg)
     if board is not None and l.idBoard != board.id: raise ToolError(422, f"list {listId!r} is not on board {board.id!r}", arg)
     if open_ and l.closed: raise ToolError(409, f"list {listId!r} is archived", arg)
     return l
 
 def _card(s: TrelloState, cardId: str, board: Optional[Board] = None, open_: bool = False) -> Card:
-    c = get_or_404(s.cards, cardId, "card", "cardId")
+    c = find(s, "cards", cardId, "card", "cardId")
     if board is not None and c.idBoard != board.id: raise ToolError(422, f"card {cardId!r} is not on board {board.id!r}", "cardId")
     if open_ and c.closed: raise ToolError(409, f"card {cardId!r} is archived", "cardId")
     return c
 
 def _cards_in(s: TrelloState, listId: str, include_closed: bool = False) -> list[Card]:
-    return sorted((c for c in dict.values(s.cards) if c.idList == listId and (include_closed or not c.closed)), key=lambda c: (c.pos, c.id))
+    return sorted((c for c in scan(s, "cards") if c.idList == listId and (include_closed or not c.closed)), key=lambda c: (c.pos, c.id))
 
 def _date(v: Optional[str], arg: str, date_only: bool = False) -> Optional[str]:
     if v is None: return None
@@ -159,7 +159,7 @@ def _pos(s: TrelloState, listId: str, pos, skip: str = "", arg: str = "pos") -> 
 
 def _labels(s: TrelloState, board: Board, ids: list[str]) -> list[str]:
     for i in ids:
-        l = dict.get(s.labels, i)
+        l = read(s, "labels", i)
         if l is None or l.idBoard != board.id: raise ToolError(404, f"labels names {i!r}, which is not a label of board {board.id}", "labels")
     return list(dict.fromkeys(ids))
 
@@ -178,29 +178,29 @@ def _card_view(c: Card, desc_max: Optional[int] = None) -> dict:
 @service.tool(read_only=True)
 def list_workspaces(s: TrelloState) -> list[dict]:
     "The workspaces the user belongs to, sorted by display name."
-    return [w.model_dump() for w in sorted(dict.values(s.workspaces), key=lambda w: (w.displayName, w.id))]
+    return [w.model_dump() for w in sorted(scan(s, "workspaces"), key=lambda w: (w.displayName, w.id))]
 
 @service.tool
 def set_active_workspace(s: TrelloState,
                          workspaceId: str,  # the workspace to make active
                         ) -> dict:
     "Make a workspace the active one."
-    w = get_or_404(s.workspaces, workspaceId, "workspace", "workspaceId")
+    w = find(s, "workspaces", workspaceId, "workspace", "workspaceId")
     s.active_workspace = w.id
     return {"active_workspace": w.id, "name": w.displayName}
 
 @service.tool(read_only=True)
 def list_boards(s: TrelloState) -> list[dict]:
     "Every open board the user can see, sorted by name."
-    return [b.model_dump() for b in sorted(dict.values(s.boards), key=lambda b: (b.name, b.id)) if not b.closed]
+    return [b.model_dump() for b in sorted(scan(s, "boards"), key=lambda b: (b.name, b.id)) if not b.closed]
 
 @service.tool(read_only=True)
 def list_boards_in_workspace(s: TrelloState,
                              workspaceId: str,  # the workspace whose boards to list
                             ) -> list[dict]:
     "The open boards of one workspace, sorted by name."
-    get_or_404(s.workspaces, workspaceId, "workspace", "workspaceId")
-    return [b.model_dump() for b in sorted(dict.values(s.boards), key=lambda b: (b.name, b.id)) if b.idOrganization == workspaceId and not b.closed]
+    find(s, "workspaces", workspaceId, "workspace", "workspaceId")
+    return [b.model_dump() for b in sorted(scan(s, "boards"), key=lambda b: (b.name, b.id)) if b.idOrganization == workspaceId and not b.closed]
 
 @service.tool
 def set_active_board(s: TrelloState,
@@ -216,7 +216,7 @@ def set_active_board(s: TrelloState,
 def get_active_board_info(s: TrelloState) -> dict:
     "The active board with its open lists (by position) and counts."
     b = _board(s, None)
-    lists = sorted((l for l in dict.values(s.lists) if l.idBoard == b.id and not l.closed), key=lambda l: (l.pos, l.id))
+    lists = sorted((l for l in scan(s, "lists") if l.idBoard == b.id and not l.closed), key=lambda l: (l.pos, l.id))
     return {**b.model_dump(), "lists": [{"id": l.id, "name": l.name, "cards": len(_cards_in(s, l.id))} for l in lists]}
 
 
@@ -227,7 +227,7 @@ def get_lists(s: TrelloState,
              ) -> list[dict]:
     "The open lists of a board, by position."
     b = _board(s, boardId)
-    return [l.model_dump() for l in sorted(dict.values(s.lists), key=lambda l: (l.pos, l.id)) if l.idBoard == b.id and not l.closed]
+    return [l.model_dump() for l in sorted(scan(s, "lists"), key=lambda l: (l.pos, l.id)) if l.idBoard == b.id and not l.closed]
 
 @service.tool
 def add_list_to_board(s: TrelloState,
@@ -237,7 +237,7 @@ def add_list_to_board(s: TrelloState,
     "Add a list at the right end of a board."
     b = _board(s, boardId)
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    pos = max((l.pos for l in dict.values(s.lists) if l.idBoard == b.id), default=0.0) + 1024.0
+    pos = max((l.pos for l in scan(s, "lists") if l.idBoard == b.id), default=0.0) + 1024.0
     i = s.new_id("list")
     s.lists[i] = TList(id=i, name=name.strip(), idBoard=b.id, pos=pos)
     _log(s, b.id, "createList", list=i, name=name.strip())
@@ -267,14 +267,14 @@ def update_list(s: TrelloState,
     l = _list(s, listId, open_=False)
     if name is None and closed is None and subscribed is None and idBoard is None: raise ToolError(422, "nothing to change", "listId")
     if name is not None and not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    if idBoard is not None: get_or_404(s.boards, idBoard, "board", "idBoard")
+    if idBoard is not None: find(s, "boards", idBoard, "board", "idBoard")
     l = s.lists[l.id]
     if name is not None: l.name = name.strip()
     if closed is not None: l.closed = closed
     if subscribed is not None: l.subscribed = subscribed
     if idBoard is not None and idBoard != l.idBoard:
         l.idBoard = idBoard
-        for c in [c.id for c in dict.values(s.cards) if c.idList == l.id]: s.cards[c].idBoard = idBoard; s.cards[c].idLabels = []
+        for c in [c.id for c in scan(s, "cards") if c.idList == l.id]: s.cards[c].idBoard = idBoard; s.cards[c].idLabels = []
     _log(s, l.idBoard, "updateList", list=l.id)
     return l.model_dump()
 
@@ -301,9 +301,9 @@ def get_card(s: TrelloState,
             ) -> dict:
     "One card with its labels, members, checklists and comment count."
     c = _card(s, cardId)
-    return {**c.model_dump(), "labels": [dict.__getitem__(s.labels, i).model_dump() for i in c.idLabels if dict.__contains__(s.labels, i)],
-            "checklists": [k.model_dump() for k in dict.values(s.checklists) if k.idCard == c.id],
-            "comments": sum(1 for m in dict.values(s.comments) if m.idCard == c.id)}
+    return {**c.model_dump(), "labels": [read(s, "labels", i).model_dump() for i in c.idLabels if has(s, "labels", i)],
+            "checklists": [k.model_dump() for k in scan(s, "checklists") if k.idCard == c.id],
+            "comments": sum(1 for m in scan(s, "comments") if m.idCard == c.id)}
 
 @service.tool
 def add_card_to_list(s: TrelloState,
@@ -341,7 +341,7 @@ def update_card_details(s: TrelloState,
     "Change a card's title, description, dates, labels or position."
     b = _board(s, boardId) if boardId else None
     c = _card(s, cardId, b, open_=True)
-    board = dict.__getitem__(s.boards, c.idBoard)
+    board = read(s, "boards", c.idBoard)
     if name is not None and not name.strip(): raise ToolError(422, "name must not be empty", "name")
     due, st = _date(dueDate, "dueDate"), _date(start, "start", date_only=True)
     labs = _labels(s, board, labels) if labels is not None else None
@@ -392,7 +392,7 @@ def move_card(s: TrelloState,
 @service.tool(read_only=True)
 def get_my_cards(s: TrelloState) -> list[dict]:
     "The open cards assigned to the current user, by last activity (newest first, then id)."
-    cards = [c for c in dict.values(s.cards) if s.me in c.idMembers and not c.closed]
+    cards = [c for c in scan(s, "cards") if s.me in c.idMembers and not c.closed]
     return [_card_view(c) for c in sorted(cards, key=lambda c: (c.dateLastActivity, c.id), reverse=True)]
 
 
@@ -412,7 +412,7 @@ def add_comment(s: TrelloState,
     return s.comments[i].model_dump()
 
 def _own_comment(s: TrelloState, commentId: str) -> Comment:
-    m = get_or_404(s.comments, commentId, "comment", "commentId")
+    m = find(s, "comments", commentId, "comment", "commentId")
     if m.idMemberCreator != s.me: raise ToolError(422, f"comment {commentId!r} was written by someone else; only your own comments can be changed", "commentId")
     return m
 
@@ -425,7 +425,7 @@ def update_comment(s: TrelloState,
     m = _own_comment(s, commentId)
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")
     m = s.comments[m.id]; m.text = text
-    _log(s, dict.__getitem__(s.cards, m.idCard).idBoard, "updateComment", comment=m.id)
+    _log(s, read(s, "cards", m.idCard).idBoard, "updateComment", comment=m.id)
     return m.model_dump()
 
 @service.tool
@@ -435,7 +435,7 @@ def delete_comment(s: TrelloState,
     "Delete one of your comments."
     m = _own_comment(s, commentId)
     del s.comments[m.id]
-    _log(s, dict.__getitem__(s.cards, m.idCard).idBoard, "deleteComment", comment=m.id)
+    _log(s, read(s, "cards", m.idCard).idBoard, "deleteComment", comment=m.id)
     return {"deleted": m.id}
 
 @service.tool(read_only=True)
@@ -446,7 +446,7 @@ def get_card_comments(s: TrelloState,
     "A card's comments, newest first (ties by id)."
     c = _card(s, cardId)
     if not 1 <= limit <= 1000: raise ToolError(422, f"limit must be between 1 and 1000, got {limit}", "limit")
-    ms = sorted((m for m in dict.values(s.comments) if m.idCard == c.id), key=lambda m: (m.date, m.id), reverse=True)
+    ms = sorted((m for m in scan(s, "comments") if m.idCard == c.id), key=lambda m: (m.date, m.id), reverse=True)
     return [m.model_dump() for m in ms[:limit]]
 
 
@@ -457,7 +457,7 @@ def get_board_members(s: TrelloState,
                      ) -> list[dict]:
     "The members of a board, sorted by full name."
     b = _board(s, boardId)
-    return [m.model_dump() for m in sorted((dict.__getitem__(s.members, i) for i in b.idMembers), key=lambda m: (m.fullName, m.id))]
+    return [m.model_dump() for m in sorted((read(s, "members", i) for i in b.idMembers), key=lambda m: (m.fullName, m.id))]
 
 @service.tool
 def assign_member_to_card(s: TrelloState,
@@ -466,8 +466,8 @@ def assign_member_to_card(s: TrelloState,
                          ) -> dict:
     "Add a board member to a card."
     c = _card(s, cardId, open_=True)
-    get_or_404(s.members, memberId, "member", "memberId")
-    if memberId not in dict.__getitem__(s.boards, c.idBoard).idMembers: raise ToolError(422, f"member {memberId!r} is not on the card's board", "memberId")
+    find(s, "members", memberId, "member", "memberId")
+    if memberId not in read(s, "boards", c.idBoard).idMembers: raise ToolError(422, f"member {memberId!r} is not on the card's board", "memberId")
     if memberId in c.idMembers: raise ToolError(409, f"member {memberId!r} is already on card {cardId!r}", "memberId")
     c = s.cards[c.id]; c.idMembers = c.idMembers + [memberId]; c.dateLastActivity = s.tick()
     _log(s, c.idBoard, "addMemberToCard", card=c.id, member=memberId)
@@ -491,7 +491,7 @@ def get_board_labels(s: TrelloState,
                     ) -> list[dict]:
     "The labels of a board, sorted by name (then id)."
     b = _board(s, boardId)
-    return [l.model_dump() for l in sorted((l for l in dict.values(s.labels) if l.idBoard == b.id), key=lambda l: (l.name, l.id))]
+    return [l.model_dump() for l in sorted((l for l in scan(s, "labels") if l.idBoard == b.id), key=lambda l: (l.name, l.id))]
 
 def _color(color: Optional[str]) -> Optional[str]:
     if color is not None and color not in COLORS: raise ToolError(422, f"color={color!r} is not one of {COLORS}", "color")
@@ -506,7 +506,7 @@ def create_label(s: TrelloState,
     "Create a label on a board (names are unique per board, ignoring case)."
     b = _board(s, boardId)
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    if any(l.idBoard == b.id and l.name.lower() == name.strip().lower() for l in dict.values(s.labels)):
+    if any(l.idBoard == b.id and l.name.lower() == name.strip().lower() for l in scan(s, "labels")):
         raise ToolError(409, f"board {b.id} already has a label named {name.strip()!r}", "name")
     i = s.new_id("label")
     s.labels[i] = Label(id=i, idBoard=b.id, name=name.strip(), color=_color(color))
@@ -520,11 +520,11 @@ def update_label(s: TrelloState,
                  color: Optional[str] = None, # new color
                 ) -> dict:
     "Rename or recolor a label."
-    l = get_or_404(s.labels, labelId, "label", "labelId")
+    l = find(s, "labels", labelId, "label", "labelId")
     if name is None and color is None: raise ToolError(422, "nothing to change: give name or color", "labelId")
     if name is not None:
         if not name.strip(): raise ToolError(422, "name must not be empty", "name")
-        if any(x.idBoard == l.idBoard and x.id != l.id and x.name.lower() == name.strip().lower() for x in dict.values(s.labels)):
+        if any(x.idBoard == l.idBoard and x.id != l.id and x.name.lower() == name.strip().lower() for x in scan(s, "labels")):
             raise ToolError(409, f"board {l.idBoard} already has a label named {name.strip()!r}", "name")
     _color(color)
     l = s.labels[l.id]
@@ -538,9 +538,9 @@ def delete_label(s: TrelloState,
                  labelId: str,  # the label to delete (it is removed from every card)
                 ) -> dict:
     "Delete a label and remove it from every card."
-    l = get_or_404(s.labels, labelId, "label", "labelId")
+    l = find(s, "labels", labelId, "label", "labelId")
     del s.labels[l.id]
-    for k in [c.id for c in dict.values(s.cards) if l.id in c.idLabels]:
+    for k in [c.id for c in scan(s, "cards") if l.id in c.idLabels]:
         s.cards[k].idLabels = [x for x in s.cards[k].idLabels if x != l.id]
     _log(s, l.idBoard, "deleteLabel", label=l.id)
     return {"deleted": l.id}
@@ -548,10 +548,10 @@ def delete_label(s: TrelloState,
 
 # --- checklists -----------------------------------------------------------------------------------
 def _checklist(s: TrelloState, name: str, cardId: Optional[str], boardId: Optional[str], arg: str) -> Checklist:
-    if cardId: cands = [k for k in dict.values(s.checklists) if k.idCard == _card(s, cardId).id and k.name == name]
+    if cardId: cands = [k for k in scan(s, "checklists") if k.idCard == _card(s, cardId).id and k.name == name]
     else:
         b = _board(s, boardId)
-        cands = [k for k in dict.values(s.checklists) if k.idBoard == b.id and k.name == name]
+        cands = [k for k in scan(s, "checklists") if k.idBoard == b.id and k.name == name]
     if not cands: raise ToolError(404, f"no checklist named {name!r}" + (f" on card {cardId!r}" if cardId else " on the board"), arg)
     if len(cands) > 1: raise ToolError(409, f"{len(cands)} checklists are named {name!r}; give cardId to choose one", arg)
     return cands[0]
@@ -564,7 +564,7 @@ def create_checklist(s: TrelloState,
     "Add an empty checklist to a card."
     c = _card(s, cardId, open_=True)
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
-    if any(k.idCard == c.id and k.name == name.strip() for k in dict.values(s.checklists)):
+    if any(k.idCard == c.id and k.name == name.strip() for k in scan(s, "checklists")):
         raise ToolError(409, f"card {cardId!r} already has a checklist named {name.strip()!r}", "name")
     i = s.new_id("chk")
     s.checklists[i] = Checklist(id=i, idCard=c.id, idBoard=c.idBoard, name=name.strip())
@@ -609,10 +609,10 @@ def get_recent_activity(s: TrelloState,
     "A board's actions, newest first (ties by id): card and list changes, comments, labels."
     b = _board(s, boardId)
     if not 1 <= limit <= 1000: raise ToolError(422, f"limit must be between 1 and 1000, got {limit}", "limit")
-    acts = sorted((a for a in dict.values(s.actions) if a.idBoard == b.id), key=lambda a: (a.date, a.id), reverse=True)
+    acts = sorted((a for a in scan(s, "actions") if a.idBoard == b.id), key=lambda a: (a.date, a.id), reverse=True)
     def bound(v, arg):
         if v is None: return None
-        a = dict.get(s.actions, v)
+        a = read(s, "actions", v)
         if a is not None: return (a.date, a.id)
         try: return (iso(parse_iso(v)), "")
         except ValueError: raise ToolError(422, f"{arg}={v!r} is neither an action id nor an ISO 8601 date", arg) from None
