@@ -16,7 +16,7 @@ __all__ = ['sft_rows', 'grpo_rows', 'to_dataset']
 
 # %% ../nbs/13_data.ipynb #e269ec74
 def sft_rows(trajectories: Iterable[Trajectory], only_success: bool = True, tools: list[dict] | None = None) -> list[dict]:
-    "`[{'messages', 'tools', 'task_id'}]` from trajectories (only verified successes unless `only_success=False`); `tools` defaults to `META_TOOLS` — pass the schemas GRPO will show (`train.env_tool_schemas`) so both prompts match."
+    "`[{'messages', 'tools', 'task_id'}]` from trajectories (only verified successes unless `only_success=False`); `tools` defaults to `harness.META_TOOLS`, the schemas GRPO shows (generated from `TaskEnvironment`), so SFT and GRPO prompts match."
     rows = []
     for t in trajectories:
         if only_success and not t.success: continue
