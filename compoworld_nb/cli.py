@@ -15,6 +15,7 @@ from .core import *
 from .trajectory import Trajectory, save_jsonl
 from .task import Task
 from .author import default_library, generate_tasks, synthesis_summary
+from .library import load_library
 from .verify import mark_quarantined, quarantined_tools
 from .executor import add_executor_arguments, executor_from_args, synthesize_tasks
 from .harness import *
@@ -22,8 +23,8 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'report_md', 'build_parser', 'verified_library', 'main']
+__all__ = ['KIND_NAMES', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize',
+           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'main']
 
 # %% ../nbs/17_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -32,11 +33,12 @@ class CliError(Exception):
 
 
 # %% ../nbs/17_cli.ipynb #e9500fe3
-def score_group(trajs: list[Trajectory], lam: float, delta: float) -> list[dict]:
-    "Fill each trajectory's `rewards` (uniform, success, completion_focused, advantage) from the group's b matrix; returns CSV rows."
+def score_group(trajs: list[Trajectory], lam: float, delta: float, weights: list[float] | None = None) -> list[dict]:
+    "Fill each trajectory's `rewards` (uniform, success, completion_focused and its Eq. 6 advantage, all from `rewards`) from the group's b matrix and the static criterion `weights`; returns CSV rows."
     b = np.array([t.criteria for t in trajs], dtype=float)
-    g = R.group_rewards(b, kind="completion_focused", lam=lam, delta=delta)
-    uni, suc = R.uniform(b), R.success(b)
+    g = R.group_rewards(b, kind="completion_focused", lam=lam, delta=delta, weights=weights)
+    tab = R.reward_table(b, ["uniform", "success"], weights=weights)
+    uni, suc = tab["uniform"], tab["success"]
     rows = []
     for i, t in enumerate(trajs):
         t.rewards = {"uniform": float(uni[i]), "success": float(suc[i]), "completion_focused": float(g["R"][i]),
@@ -73,7 +75,7 @@ def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int
     trajs, rows = [], []
     for t in tqdm(tasks, desc=desc, leave=False):
         g = rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
-        rows += score_group(g, lam, delta); trajs += g
+        rows += score_group(g, lam, delta, t.v.weights()); trajs += g
     return trajs, rows
 
 # %% ../nbs/17_cli.ipynb #81dd8acc
@@ -246,8 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--l-max", type=int, default=None, help="longest walk (must be > K)")
     t = sub.add_parser("tasks", help="author and admit tasks; write them as JSONL")
     t.add_argument("--out", required=True, help="a .jsonl file"); t.add_argument("--n", type=int, default=20)
-    t.add_argument("--seed", type=int, default=0); t.add_argument("--k", type=_k_range, default=(3, 5))
-    t.add_argument("--l-max", type=int, default=None); t.add_argument("--profile", default="demo")
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--k", type=_k_range, default=None, help="K or a range lo-hi (default: settings walk.k, the paper's K=5)")
+    t.add_argument("--l-max", type=int, default=None, help="longest walk (default: settings walk.l_max, the paper's 12)")
+    t.add_argument("--profile", default=None, help="settings.ini profile to overlay (e.g. demo); default: the paper's values")
     add_executor_arguments(t)  # --executor local|ray, --workers, --ray-address: the output is the same for every choice
     s = sub.add_parser("services", help="list the service library")
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
@@ -270,20 +274,17 @@ def build_parser() -> argparse.ArgumentParser:
     for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify, _arena, _resources, _export): reg(sub)
     return p
 
-def verified_library() -> tuple[dict, Any]:
-    "`author.default_library()` with the tools `compoworld verify-services` quarantined marked (the author skips them); what `compoworld tasks` workers load."
-    library, world = default_library()
-    mark_quarantined(library)
-    return library, world
+verified_library = load_library   # the one library loader (quarantined tools marked, installed service packages included)
 
 def _cmd_tasks(a) -> dict:
     st = _profile_settings(a.profile)
     if str(a.out).strip() == "": raise CliError("--out '' is empty: give a .jsonl file path")
     if Path(a.out).expanduser().is_dir(): raise CliError(f"--out {a.out!r} is a directory: give a .jsonl file path")
     library, _ = verified_library()
-    l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], a.k[1] + 1)
-    if a.k[1] > len(library): raise CliError(f"--k {a.k[1]} is larger than the library ({len(library)} services)")
-    if l_max <= a.k[1]: raise CliError(f"--l-max {l_max} must be greater than K={a.k[1]} (Eq. 3: L > K)")
+    k = tuple(a.k) if a.k else (st["walk"]["k"], st["walk"]["k"])   # the paper's K=5 unless --k or a profile says otherwise
+    l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
+    if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
+    if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     if a.n < 1: raise CliError(f"--n {a.n} must be >= 1")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
@@ -291,7 +292,7 @@ def _cmd_tasks(a) -> dict:
     try:
         try: ex = executor_from_args(a)
         except (ValueError, ImportError) as e: raise CliError(str(e)) from None
-        with ex: tasks, rej = synthesize_tasks(a.n, a.seed, ex, library="compoworld_nb.cli:verified_library", k=a.k,
+        with ex: tasks, rej = synthesize_tasks(a.n, a.seed, ex, library="default", k=k,
                                                l_min=st["walk"]["l_min"], l_max=l_max, n_distractors=st["walk"]["distractors"])
         save_jsonl(tmp.name, tasks); os.replace(tmp.name, out)
     finally:

@@ -30,12 +30,10 @@ class ServeError(ValueError):
     "A bad serving value (service, host, port); the message names the value."
 
 def _library(library: dict | None) -> dict:
+    "`library`, or the default one (`library.load_library`: installed service packages included; quarantined tools are marked and served with a warning)."
     if library is not None: return library
-    import sample_services
-    from compoworld_nb.verify import mark_quarantined
-    lib = sample_services.load_library()
-    mark_quarantined(lib)  # tools quarantined by `compoworld verify-services` are served with a warning in their description
-    return lib
+    from compoworld_nb.library import load_library
+    return load_library()[0]
 
 def parse_services(services: str | Iterable[str] | None, # comma-separated names, a list of names, or None for the whole library
                    library: dict | None = None,           # {name: Service}; default: the shipped library
