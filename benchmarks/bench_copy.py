@@ -1,8 +1,10 @@
 """Per-rollout copy of a 1,000-record state: copy-on-write view vs `copy.deepcopy`, each with one write and the state hash after it.
 
 Both paths start from the same s0 (the gmail fixture grown to 1,000 records), make the same write (relabel one
-message, add one message) and hash the result: the deep-copy path with `core.state_hash` (full canonical JSON),
-the copy-on-write path with `service.cow_view` + `commit_view` + `state_digest` (per-record texts cached).
+message, add one message) and hash the result: the deep-copy path with the hash's definition computed from scratch
+(`core.state_hash(service.digest_form(s))`), the copy-on-write path with `service.cow_view` + `commit_view` +
+`state_digest` (per-record digests and per-collection sums cached): both are the same hash, so the script can check
+that the two paths agree.
 The script checks that both paths give the same hash every time, then prints one JSON line:
 `speedup_vs_deepcopy` (goal >= 20), the per-rollout milliseconds of each path and of a real `Service.call`.
 
@@ -11,7 +13,7 @@ Run: python benchmarks/bench_copy.py [--rollouts 200]
 from __future__ import annotations
 import argparse, copy, json, platform, time
 from compoworld_nb.core import state_hash
-from compoworld_nb.service import cow_view, commit_view, state_digest
+from compoworld_nb.service import cow_view, commit_view, digest_form, state_digest
 import sample_services.gmail as gm
 
 
@@ -39,12 +41,12 @@ def write(s, r: int):
 def main(rollouts: int = 200) -> dict:
     s0 = big_state()
     n = len(s0.messages) + len(s0.labels)
-    h0 = state_hash(s0)
-    assert state_digest(s0) == h0  # warms the per-record cache of s0 (done once per task, shared by every rollout)
+    h0 = state_hash(digest_form(s0))   # the state hash's definition (two levels: record digests, collection digests)
+    assert state_digest(s0) == h0      # warms the caches of s0 (done once per task, shared by every rollout)
 
     deep_hashes, t0 = [], time.perf_counter()
     for r in range(rollouts):
-        s = copy.deepcopy(s0); write(s, r); deep_hashes.append(state_hash(s))
+        s = copy.deepcopy(s0); write(s, r); deep_hashes.append(state_hash(digest_form(s)))
     t_deep = (time.perf_counter() - t0) / rollouts
 
     cow_hashes, t0 = [], time.perf_counter()
@@ -53,7 +55,7 @@ def main(rollouts: int = 200) -> dict:
     t_cow = (time.perf_counter() - t0) / rollouts
 
     assert cow_hashes == deep_hashes, "copy-on-write and deep-copy paths disagree"
-    assert len(set(cow_hashes)) == rollouts and state_hash(s0) == h0, "s0 changed"
+    assert len(set(cow_hashes)) == rollouts and state_hash(digest_form(s0)) == h0, "s0 changed"
 
     # the real transition: Service.call on the shared s0 (argument checks + view + tool + commit) and the hash after it
     mid = sorted(s0.messages)[0]
@@ -62,7 +64,7 @@ def main(rollouts: int = 200) -> dict:
         s, o = gm.service.call(s0, "modify_email", {"messageId": mid, "addLabelIds": ["STARRED"]}); assert o["ok"]
         state_digest(s)
     t_call = (time.perf_counter() - t0) / rollouts
-    assert state_hash(s0) == h0
+    assert state_hash(digest_form(s0)) == h0
 
     return {"bench": "bench_copy", "records": n, "rollouts": rollouts, "deepcopy_ms": round(t_deep * 1e3, 3),
             "cow_ms": round(t_cow * 1e3, 3), "service_call_and_hash_ms": round(t_call * 1e3, 3),

@@ -4,9 +4,9 @@ Two paths run in the same process on the same tasks:
 
 * fast: `db.json` is loaded into the typed state once; each task replays its gold actions through `Service.call`
   from that shared s0 (a pure transition: the service layer copies only the records a write touches) and ends with
-  `compose.joint_hash` (per-record canonical texts cached by the service layer);
+  `compose.joint_hash` (per-record digests and per-collection sums cached by the state layer);
 * naive: each task reads and parses `db.json` afresh, validates the whole typed state, replays, and hashes the whole
-  state with `core.state_hash` (full canonical JSON), combined the same way as `joint_hash`.
+  state from scratch (`core.state_hash(service.digest_form(state))`, the hash's definition), combined the same way as `joint_hash`.
 
 The script checks that both paths give the same observations and the same joint hash for every task, then prints
 one JSON line. The peer's own replay (its code is not available here) was measured on this kind of machine at
@@ -21,6 +21,7 @@ import argparse, json, platform, sys, time
 from pathlib import Path
 from compoworld_nb.core import state_hash
 from compoworld_nb.compose import joint_hash
+from compoworld_nb.service import digest_form
 from compoworld_nb.fidelity import expected_task_ids, load_task_actions, replay_task, tau2_dir
 from sample_services.retail import load_tau2_db, service
 
@@ -45,7 +46,7 @@ def naive(db: Path, ids: list[str], actions: dict) -> tuple[float, dict]:
     for t in ids:
         base = load_tau2_db(json.loads(db.read_text(encoding="utf-8")))
         r = replay_task(service, base, actions[t], t)
-        out[t] = (state_hash({service.name: state_hash(r.final)}), r.observations)
+        out[t] = (state_hash({service.name: state_hash(digest_form(r.final))}), r.observations)   # the hash's definition, from scratch
     return time.perf_counter() - t0, out
 
 
