@@ -6,16 +6,16 @@ Docs: https://compoworld.github.io/compoworld_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #7dea5355
 from __future__ import annotations
-import configparser, difflib, hashlib, json, math, os, random, shutil, tempfile
+import configparser, difflib, hashlib, json, math, os, random, shutil, sys, tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 # %% auto #0
-__all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'ok', 'err', 'ToolError', 'canonical_json',
-           'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind', 'SettingsError', 'find_settings_file',
-           'load_settings', 'staging_dir', 'publish']
+__all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
+           'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind', 'SettingsError',
+           'find_settings_file', 'load_settings', 'staging_dir', 'publish', 'module_locks', 'renew_locks']
 
 # %% ../nbs/00_core.ipynb #e8275355
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -269,3 +269,35 @@ def publish(stage: str | os.PathLike, out: str | os.PathLike, keep: tuple = ()) 
         os.replace(stage / n, t)
     stage.rmdir()
     return dest
+
+# %% ../nbs/00_core.ipynb #431c4099
+import threading
+_LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
+LOCK_PACKAGES = ("compoworld_nb", "sample_services")   # modules whose module-level locks are renewed in a forked child
+
+def module_locks(packages: tuple = LOCK_PACKAGES) -> list[tuple[str, str, Any]]:
+    "`[(module, name, lock)]` for every lock that is a module attribute (or a value of a module-level dict, named 'dict[key]') in the loaded modules of `packages`."
+    out = []
+    for mname, m in list(sys.modules.items()):
+        if m is None or not mname.split(".")[0] in packages: continue
+        for k, v in list(getattr(m, "__dict__", {}).items()):
+            if isinstance(v, _LOCK_TYPES): out.append((mname, k, v))
+            elif type(v) is dict:
+                for k2, v2 in list(v.items()):
+                    if isinstance(v2, _LOCK_TYPES): out.append((mname, f"{k}[{k2!r}]", v2))
+    return out
+
+def renew_locks(packages: tuple = LOCK_PACKAGES) -> int:
+    "Replace every lock `module_locks` finds by a fresh one of its kind (what a forked child needs); returns how many."
+    n = 0
+    for mname, name, lock in module_locks(packages):
+        new = threading.RLock() if isinstance(lock, _LOCK_TYPES[1]) else threading.Lock()
+        m = sys.modules[mname]
+        if name.endswith("]"):
+            k, key = name.split("[", 1)
+            d = getattr(m, k); d[eval(key[:-1], {})] = new
+        else: setattr(m, name, new)
+        n += 1
+    return n
+
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=renew_locks)

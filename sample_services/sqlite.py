@@ -10,7 +10,7 @@ AUTOINCREMENT counters are kept, so nothing about the database changes between c
 Only JSON scalars are stored (INTEGER, REAL, TEXT, NULL); a statement that would store a BLOB is refused.
 """
 from __future__ import annotations
-import functools, re, sqlite3, threading, time
+import functools, os, re, sqlite3, threading, time
 from collections import OrderedDict
 from itertools import compress, repeat
 from operator import is_, not_
@@ -280,6 +280,13 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
     if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
         seqs = {n: v for n, v in con.execute("SELECT name, seq FROM sqlite_sequence")}
     if seqs != s.sequences: s.sequences = seqs
+
+def _after_fork() -> None:
+    "In a forked child: a fresh lock and empty caches (a thread of the parent may have held the lock, or been inside a transaction on a cached connection, at the fork)."
+    global _LOCK, _BASES, _READERS, _SYNCED
+    _LOCK, _BASES, _READERS, _SYNCED = threading.RLock(), OrderedDict(), OrderedDict(), OrderedDict()
+
+if hasattr(os, "register_at_fork"): os.register_at_fork(after_in_child=_after_fork)
 
 _FIRST = re.compile(r"^\s*(?:(?:--[^\n]*\n)|(?:/\*.*?\*/)|\s)*(\w+)(?:\s+(\w+))?", re.S)
 
