@@ -358,8 +358,8 @@ def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str 
 
 # %% ../nbs/09_author.ipynb #f62b4729
 def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
-    "Collateral (`unchanged`) criteria, at most `per_service` per composed service, each failing on a plausible wrong write and passing on g."
-    out, per, n = [], Counter(), 0
+    "Collateral (`unchanged`) criteria, at most `per_service` per composed service (counting the task's own exclusions), each failing on a plausible wrong write and passing on g."
+    out, per, n = [], Counter(c.service for c in adm.collateral), 0   # an exclusion the task already has guards its service
     g, s0 = adm.run.g, adm.s0
     def valid(d: dict, final) -> bool:
         nonlocal n

@@ -88,12 +88,12 @@ def _play_weather(p, st: dict) -> None:
     p.members("guests_to_email", [g.email for g in invite], [host.email] + [g.email for g, s in zip(guests, statuses) if s == "declined"])
     p.ask(fc["short"], "the final answer reports the forecast at the venue", rivals=[f for f in FORECASTS if f != fc["short"]])
     # the request, at goal level
-    first = ph.pick("{o} left me a note about {e} and I'd like it handled.", "Can you take care of {e}? {o} sent me the details.",
+    first = ph.pick("{o} left me a note about {e} and I'd like it handled.", "Can you take care of {e} for me, as {o} wrote it up?",
                     "{o} has handed {e} over to me.", "I need {e} sorted out today — {o} emailed me about it.", o=org.first, e=st["event"].lower() + " " + f"#{n}")
     middle = [ph.pick("Follow the plan {o} wrote, including the weather rule.", "Whatever the plan says about the weather, go with it.",
                       "Do what the plan says; the weather decides where it happens.", o=org.first),
-              ph.pick("Only the guests who said yes should hear from us.", "People who declined don't need an email.", "", ""),
-              ph.maybe(ph.pick("Leave the host out of the emails.", "The host already knows, so no email for them."), 0.4)]
+              ph.maybe(ph.pick("Only the guests who said yes should hear from us.", "People who declined don't need an email.",
+                               "Leave the host out of the emails.", "The host already knows, so no email for them."), 0.5)]
     last = ph.pick("And tell me what the forecast says.", "When you're done, let me know the forecast.", "What's the forecast, by the way?")
     p.u = ph.say(first, middle, last)
 
@@ -200,13 +200,13 @@ def _play_list(p, st: dict) -> None:
     p.exclude(e["notify"].absent(ctx, left), f"{left.name} gets no email at all", e["notify"].mistake(ctx, left, meeting))
     p.members("invited", [x.email for x in chosen], [x.email for x in people if x not in chosen])
     if rng.random() < 0.6: p.ask(ident, "the final answer reports the new ticket's identifier")
-    first = ph.pick("{b} asked me to run {t}.", "Could you handle {t} for me? {b} sent the details.", "I owe {b} the follow-up on {t}.",
+    first = ph.pick("{b} asked me to run {t}.", "Could you handle {t} for me, as {b} wrote it up?", "I owe {b} the follow-up on {t}.",
                     "{b} needs {t} done this week.", b=boss.first, t=st["thing"].lower() + f" #{n}")
     middle = [ph.pick("Go by the list and its rules — don't contact anyone it leaves out.", "Stick to who the list says is in.",
                       "The list decides who is in; the rest shouldn't hear from us."),
               ph.pick("Make sure it's tracked, the meeting is on my calendar, and everyone invited gets their own email.",
                       "I want it tracked, booked and everyone told individually.", "Ticket, meeting, emails — the usual, as our playbook describes."),
-              ph.maybe("The priority depends on the list, so read it carefully.", 0.3)]
+              ph.maybe("The priority depends on the list, so read it carefully.", 0.2)]
     last = ph.pick("Tell me the ticket number when you're done.", "Send me the ticket's identifier at the end.") if p.answer else ""
     p.u = ph.say(first, middle, last)
 

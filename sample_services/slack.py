@@ -143,7 +143,7 @@ def slack_list_channels(s: SlackState,
                         cursor: Optional[str] = None,  # next_cursor from the previous page
                        ) -> dict:
     "List the workspace's public channels that are not archived, one page at a time.\n\nPass `response_metadata.next_cursor` back as `cursor` for the next page; it is empty on the last page."
-    chans = sorted((c for c in s.channels.values() if not c.is_archived), key=lambda c: _order(c.id))
+    chans = sorted((c for c in scan(s, "channels") if not c.is_archived), key=lambda c: _order(c.id))
     page, nxt = _page(chans, lambda c: c.id, limit, cursor)
     return {"channels": [{"id": c.id, "name": c.name, "topic": c.topic, "purpose": c.purpose, "created": c.created,
                           "num_members": len(c.members)} for c in page],
@@ -205,7 +205,7 @@ def slack_get_channel_history(s: SlackState,
     "Recent top-level messages of a channel, newest first (thread replies are read with the thread tool)."
     _channel(s, channel_id)
     if limit < 1: raise ToolError(422, f"limit must be at least 1, got {limit}", "limit")
-    msgs = sorted((m for m in s.messages.values() if m.channel_id == channel_id and m.thread_ts in (None, m.ts)),
+    msgs = sorted((m for m in scan(s, "messages") if m.channel_id == channel_id and m.thread_ts in (None, m.ts)),
                   key=lambda m: _ts_key(m.ts), reverse=True)
     return {"messages": [_mdict(m) for m in msgs[:min(limit, 1000)]], "has_more": len(msgs) > limit}
 
@@ -218,7 +218,7 @@ def slack_get_thread_replies(s: SlackState,
     _channel(s, channel_id)
     parent = _find(s, channel_id, thread_ts, "thread_ts")
     root = parent.thread_ts or parent.ts
-    msgs = sorted((m for m in s.messages.values() if m.channel_id == channel_id and (m.ts == root or m.thread_ts == root)),
+    msgs = sorted((m for m in scan(s, "messages") if m.channel_id == channel_id and (m.ts == root or m.thread_ts == root)),
                   key=lambda m: _ts_key(m.ts))
     return {"messages": [_mdict(m) for m in msgs]}
 
@@ -228,7 +228,7 @@ def slack_get_users(s: SlackState,
                     limit: int = 100,              # users per page (1-200; larger values are capped at 200)
                    ) -> dict:
     "List the workspace's members with basic profile fields, one page at a time."
-    users = sorted(s.users.values(), key=lambda u: _order(u.id))
+    users = sorted(scan(s, "users"), key=lambda u: _order(u.id))
     page, nxt = _page(users, lambda u: u.id, limit, cursor)
     return {"members": [{"id": u.id, "name": u.name, "real_name": u.real_name, "is_bot": u.is_bot,
                          "deleted": u.deleted, "tz": u.tz} for u in page],
@@ -400,7 +400,9 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     return {"phrase": f"{author.first}'s “{title}” message in #{ch.name}", "where": f"#{ch.name}"}
 
 def _doc_spot(ctx, title: str = "") -> dict:
-    ch = ctx.rng.choice(_open_channels(ctx))
+    "A channel for a document titled `title`; not one whose name is a word of the title (the channel must be learned, not guessed from the request)."
+    chans = [c for c in _open_channels(ctx) if not any(part in title.lower() for part in c.name.split("-"))] or _open_channels(ctx)
+    ch = ctx.rng.choice(chans)
     return {"name": ch.name, "phrase": f"#{ch.name}"}
 doc_beat.spot = _doc_spot
 
