@@ -13,7 +13,7 @@ import numpy as np
 from pydantic import ValidationError
 from .core import *
 from .trajectory import Trajectory, save_jsonl
-from .task import Task
+from .task import Task, materialize_s0
 from . import rewards
 from .harness import HFPolicy, OpenAIPolicy, make_policy, rollout_group
 
@@ -25,17 +25,42 @@ __all__ = ['EvaluateError', 'load_tasks', 'task_domains', 'trajectory_score', 't
 class EvaluateError(ValueError):
     "A bad evaluation input (file, policy spec, count); the message names the value."
 
-def load_tasks(path: str | os.PathLike) -> list[Task]:
-    "Tasks from a JSONL file (one Task JSON per line); EvaluateError naming the file and line of a bad row, or an empty file."
+def _task_problem(line: str, library: dict | None) -> tuple[Task | None, str | None]:
+    "`(task, None)` for a good JSONL row, else `(None, what is wrong)`: not a Task, a rubric that fails its schema or is empty, services missing from `library`, an s0 that does not materialise to its hash."
+    try: t = Task.model_validate_json(line)
+    except ValidationError as e:
+        x = e.errors()[0]
+        return None, f"{'.'.join(map(str, x['loc'])) or 'row'}: {x['msg']}"
+    try: r = t.v
+    except Exception as e: return None, f"rubric: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
+    if not r.criteria: return None, "rubric: no criteria (a task needs at least one to be scored)"
+    if library is not None:
+        miss = [s for s in t.services + t.distractors if s not in library]
+        if miss: return None, f"task {t.id!r} needs services {miss} that are not in the library"
+        try: materialize_s0(t, library)
+        except Exception as e: return None, f"task {t.id!r}: s0: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
+    return t, None
+
+def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Task]:
+    """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
+    and its s0 hash). EvaluateError naming the file, the line and what is wrong (and how many other lines are bad), a
+    file that is not UTF-8 text, or an empty file; a bad line is never skipped silently."""
     p = Path(path)
     if not p.is_file(): raise EvaluateError(f"--tasks {str(path)!r} does not exist or is not a file")
-    out = []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    try: raw = p.read_bytes()
+    except OSError as e: raise EvaluateError(f"--tasks {str(path)!r} cannot be read: {e.strerror or e}") from None
+    out, bad = [], []
+    for i, b in enumerate(raw.split(b"\n"), 1):
+        try: line = b.decode("utf-8")
+        except UnicodeDecodeError as e: bad.append((i, f"not UTF-8 text (byte {e.start + 1})")); continue
         if not line.strip(): continue
-        try: out.append(Task.model_validate_json(line))
-        except ValidationError as e:
-            x = e.errors()[0]
-            raise EvaluateError(f"--tasks {str(path)!r} line {i}: {'.'.join(map(str, x['loc'])) or 'row'}: {x['msg']}") from None
+        t, why = _task_problem(line, library)
+        if why: bad.append((i, why))
+        else: out.append(t)
+    if bad:
+        i, why = bad[0]
+        more = f" ({len(bad) - 1} more bad line{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
+        raise EvaluateError(f"--tasks {str(path)!r} line {i}: {why}{more}")
     if not out: raise EvaluateError(f"--tasks {str(path)!r} holds no tasks")
     return out
 
@@ -158,7 +183,7 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
     if library is None:
         from compoworld_nb.author import default_library
         library = default_library()[0]
-    ts = load_tasks(tasks)
+    ts = load_tasks(tasks, library)
     miss = sorted({s for t in ts for s in t.services + t.distractors if s not in library})
     if miss: raise EvaluateError(f"--tasks {str(tasks)!r} needs services {miss} that are not in the library")
     factory = policy_factory(policy)

@@ -74,3 +74,54 @@ def test_evaluate_without_an_endpoint_or_with_an_unreachable_one_writes_no_score
     err = [l for l in capsys.readouterr().err.strip().splitlines() if not l.startswith("evaluating")]   # tqdm lines aside
     assert len(err) == 1 and "the model endpoint failed" in err[0] and "503" in err[0], err
     assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["tasks.jsonl"]
+
+
+def _bad_rows(task):
+    row = json.loads(task.to_jsonl())
+    wrong_hash = {**row, "s0_hash": "0" * len(str(row.get("s0_hash", "")) or "0" * 16)}
+    no_rubric = {**row, "rubric": []}
+    bad_rubric = {**row, "rubric": [{**row["rubric"][0], "op": "nope"}]}
+    nan_weight = {**row, "rubric": [{**row["rubric"][0], "weight": 1e308 * 10}]}
+    return {"s0 hash": json.dumps(wrong_hash), "no criteria": json.dumps(no_rubric), "bad op": json.dumps(bad_rubric),
+            "inf weight": json.dumps(nan_weight).replace("Infinity", "1e999")}
+
+
+@pytest.mark.parametrize("content,needle", [
+    (b"", "holds no tasks"),
+    (b"\n\n", "holds no tasks"),
+    (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "line 1: not UTF-8 text"),
+    (b'{"id": "t1", "u": "trunc', "line 1:"),
+    (b"[1, 2, 3]", "line 1:"),
+    (b"garbage", "line 1:"),
+])
+def test_evaluate_refuses_a_bad_task_file_with_one_line(tmp_path, capsys, content, needle):
+    f = tmp_path / "tasks.jsonl"; f.write_bytes(content)
+    assert _evaluate(["evaluate", "--tasks", str(f), "--policy", "scripted", "--n", "1", "--out", str(tmp_path / "ev")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0] and str(f) in err[0], err
+    assert not (tmp_path / "ev").exists()
+
+
+@pytest.mark.parametrize("kind,needle", [("s0 hash", "s0"), ("no criteria", "no criteria"), ("bad op", "rubric"), ("inf weight", "rubric")])
+def test_a_bad_task_names_its_line_and_is_never_dropped(task, tmp_path, capsys, kind, needle):
+    f = tmp_path / "tasks.jsonl"
+    f.write_text(task.to_jsonl() + "\n" + _bad_rows(task)[kind] + "\n" + task.to_jsonl() + "\n")
+    assert _evaluate(["evaluate", "--tasks", str(f), "--policy", "scripted", "--n", "1", "--out", str(tmp_path / "ev")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "line 2:" in err[0] and needle in err[0], err
+    assert not (tmp_path / "ev").exists()
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--n", "0"], "--n 0"), (["--n", "-3"], "--n -3"), (["--max-steps", "0"], "--max-steps 0"),
+    (["--workers", "-1"], "--workers -1"), (["--processes", "-2"], "--processes -2"),
+    (["--policy", "nope"], "--policy 'nope'"), (["--policy", "scripted:perturb=2"], "perturb"), (["--policy", "hf:/no/such/dir"], "--policy"),
+])
+def test_evaluate_bad_options_exit_2_with_one_line(task, tmp_path, capsys, argv, needle):
+    f = tmp_path / "tasks.jsonl"; save_jsonl(f, [task])
+    base = {"--tasks": str(f), "--policy": "scripted", "--n": "1", "--out": str(tmp_path / "ev")}
+    for k, v in zip(argv[::2], argv[1::2]): base[k] = v
+    assert _evaluate(["evaluate", *[x for kv in base.items() for x in kv]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and needle in err[0], err
+    assert not (tmp_path / "ev").exists()
