@@ -586,29 +586,40 @@ def synthesis_summary(tasks: list[Task], rejected: dict) -> dict:
 
 # %% ../nbs/09_author.ipynb #8eb7f061
 def difficulty_table(tasks: list[Task]) -> dict:
-    "`{by_k, by_l, by_domain, by_k_l, calls_by_l, criteria_by_l}`: task counts (and means per L) of a task set; domains come from `meta['domains']` or are left out."
+    """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, calls_by_l, criteria_by_l}`: task counts (and means
+    per L) of a task set; domains come from `meta['domains']` or are left out; the scenario (`meta['scenario']`, 'token_chain'
+    for tasks without one), the number of conditions and the largest set size are the scenario layer's difficulty figures."""
     by_k, by_l, by_dom, by_kl, calls, crits = Counter(), Counter(), Counter(), Counter(), {}, {}
+    by_sc, by_cond, by_set = Counter(), Counter(), Counter()
     for t in tasks:
         K, L = len(t.services), len(t.walk)
         by_k[K] += 1; by_l[L] += 1; by_kl[f"{K}x{L}"] += 1
         calls.setdefault(L, []).append(len(t.reference)); crits.setdefault(L, []).append(len(t.rubric))
         for d in sorted(set(t.meta.get("domains", []))): by_dom[d] += 1
+        by_sc[t.meta.get("scenario", "token_chain")] += 1
+        by_cond[len(t.meta.get("conditions") or [])] += 1
+        by_set[max(t.meta.get("set_sizes") or [0])] += 1
     mean = lambda xs: round(sum(xs) / len(xs), 2)
     return {"n": len(tasks), "by_k": dict(sorted(by_k.items())), "by_l": dict(sorted(by_l.items())),
-            "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())),
+            "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())), "by_scenario": dict(sorted(by_sc.items())),
+            "by_conditions": dict(sorted(by_cond.items())), "by_set_size": dict(sorted(by_set.items())),
             "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())}}
 
 def difficulty_report(tasks: list[Task], out: str | Path | None = None, library: dict | None = None) -> dict:
-    "The difficulty table plus a three-panel bar plot (tasks by K, by L, by domain); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
+    "The difficulty table plus a bar plot in six panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
     from matplotlib.figure import Figure
     if library is not None:
         tasks = [t if t.meta.get("domains") else t.model_copy(update={"meta": {**t.meta, "domains": sorted({library[s].domain for s in t.services if s in library})}}) for t in tasks]
     tab = difficulty_table(tasks)
-    fig = Figure(figsize=(13, 3.6))
-    for ax, key, title in zip(fig.subplots(1, 3), ("by_k", "by_l", "by_domain"), ("tasks by K", "tasks by L", "tasks by domain")):
+    fig = Figure(figsize=(14, 9))
+    panels = (("by_k", "tasks by K", "K"), ("by_l", "tasks by L", "L"), ("by_domain", "tasks by domain", None),
+              ("by_scenario", "tasks by scenario", None), ("by_conditions", "tasks by number of conditions", "conditions"),
+              ("by_set_size", "tasks by largest set size", "members"))
+    for ax, (key, title, xlab) in zip(fig.subplots(2, 3).ravel(), panels):
         items = list(tab[key].items())
-        if key == "by_domain": ax.barh([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.invert_yaxis()
-        else: ax.bar([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.set_xlabel(key[3:].upper())
+        if xlab is None:
+            ax.barh([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.invert_yaxis(); ax.tick_params(axis="y", labelsize=6)
+        else: ax.bar([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.set_xlabel(xlab)
         ax.set_title(title); ax.tick_params(labelsize=8)
     fig.tight_layout()
     path = None
@@ -618,7 +629,7 @@ def difficulty_report(tasks: list[Task], out: str | Path | None = None, library:
 
 def register_cli(subparsers) -> None:
     "Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object; the parsed args carry `func(args) -> dict`."
-    p = subparsers.add_parser("tasks-report", help="difficulty report of a task set: tasks by K, L and domain, with a plot")
+    p = subparsers.add_parser("tasks-report", help="difficulty report of a task set: tasks by K, L, domain, scenario, conditions and set size, with a plot")
     p.add_argument("--tasks", required=True, help="a tasks .jsonl file (as written by `compoworld tasks`)")
     p.add_argument("--out", required=True, help="where to write the PNG plot")
     p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")

@@ -98,3 +98,11 @@ def test_generate_tasks_mixes_scenarios_with_a_small_share_of_token_chain():
 def test_same_seed_same_task_bytes():
     a, b = _tasks([5]), _tasks([5])
     assert a and a[0].to_jsonl() == b[0].to_jsonl()
+
+def test_tasks_report_by_scenario_and_difficulty(tmp_path):
+    from compoworld_nb.author import difficulty_report
+    ts = WEATHER[:3] + LISTS[:3]
+    rep = difficulty_report(ts, tmp_path / "r.png", LIB)
+    assert sum(rep["by_scenario"].values()) == 6 and set(rep["by_scenario"]) <= set(SCS)
+    assert rep["by_conditions"] == {1: 6} and sum(rep["by_set_size"].values()) == 6 and min(rep["by_set_size"]) >= 1
+    assert (tmp_path / "r.png").stat().st_size > 5000
