@@ -10,16 +10,15 @@ import copy, inspect, json, keyword, os, re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Callable, Iterable
-from jsonschema import Draft202012Validator
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 from .core import *
 from .service import Service, State, Tool
 
 # %% auto #0
 __all__ = ['JSON_TYPES', 'SAFE_INT', 'KNOWN_KEYWORDS', 'UNSUPPORTED', 'specs_dir', 'spec_slugs', 'load_spec', 'spec_tools',
-           'SpecImportError', 'json_path', 'ImportedTool', 'apply_patch', 'restore_tool', 'import_tool', 'import_spec',
-           'explained', 'args_model_from_schema', 'spec_tool', 'scaffold_service', 'add_simulated_tools', 'conformance',
-           'library_stats']
+           'SpecImportError', 'json_path', 'ImportedTool', 'apply_patch', 'restore_tool', 'import_tool',
+           'ImportedTools', 'import_spec', 'explained', 'args_model_from_schema', 'spec_tool', 'scaffold_service',
+           'add_simulated_tools', 'conformance', 'library_stats']
 
 # %% ../nbs/02_specs.ipynb #1adf70d7
 def specs_dir() -> Path:
@@ -115,6 +114,63 @@ def _resolve(ref: str, ctx: _Ctx, path) -> dict:
 
 def _is_str_wrapper(s) -> bool: return s == {"type": "string"}
 
+def _merge_all_of(s: dict, ctx: _Ctx, path) -> dict:
+    "An `allOf` intersection merged into one schema: properties and required united, other keywords equal or taken once; SpecImportError when branches disagree."
+    out = {k: v for k, v in s.items() if k != "allOf"}
+    parts = s["allOf"]
+    if not isinstance(parts, list) or not parts: ctx.fail(path + ("allOf",), "allOf must be a non-empty list of schemas")
+    todo = [(path + ("allOf", i), p) for i, p in enumerate(parts)]
+    while todo:
+        where, p = todo.pop(0)
+        if not isinstance(p, dict): ctx.fail(where, "an allOf branch must be a schema object")
+        if "$ref" in p:
+            ref = p["$ref"]
+            p = {**copy.deepcopy(_resolve(ref, ctx, where)), **{k: v for k, v in p.items() if k != "$ref"}}
+        if "allOf" in p:
+            todo += [(where + ("allOf", i), q) for i, q in enumerate(p["allOf"])]
+            p = {k: v for k, v in p.items() if k != "allOf"}
+        for k, v in p.items():
+            if k == "properties" and isinstance(v, dict):
+                props = out.setdefault("properties", {})
+                for n, ps in v.items():
+                    if n in props and props[n] != ps: ctx.fail(where + ("properties", n), f"allOf branches give property {n!r} different schemas")
+                    props[n] = ps
+            elif k == "required" and isinstance(v, list): out["required"] = list(dict.fromkeys(list(out.get("required", [])) + v))
+            elif k in ("description", "title", "$comment", "examples", "default"): out.setdefault(k, v)
+            elif k not in out: out[k] = v
+            elif out[k] != v: ctx.fail(where + (k,), f"allOf branches disagree on {k!r} ({out[k]!r:.40} vs {v!r:.40})")
+    ctx.note(path + ("allOf",), "allof_merged", f"{len(parts)} branch(es) merged into one schema")
+    return out
+
+def _prefix_items(s: dict, ctx: _Ctx, path) -> dict:
+    "A tuple array (`prefixItems`) as an array of any of its item schemas with the tuple's length as bounds (function calling has no tuples)."
+    items = s["prefixItems"]
+    if not isinstance(items, list) or not items: ctx.fail(path + ("prefixItems",), "prefixItems must be a non-empty list of schemas")
+    out = {k: v for k, v in s.items() if k not in ("prefixItems",)}
+    extra = out.pop("items", None)
+    kinds = []
+    for x in items + ([extra] if isinstance(extra, dict) else []):
+        if x not in kinds: kinds.append(x)
+    out["items"] = kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
+    out.setdefault("minItems", len(items))
+    if extra is False or extra is None: out.setdefault("maxItems", len(items))
+    ctx.note(path + ("prefixItems",), "tuple_as_array", f"{len(items)} positions -> items of {len(kinds)} kind(s), length bounds kept")
+    return out
+
+_JS_NAMED = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
+_JS_BACKREF = re.compile(r"\\k<([A-Za-z_][A-Za-z0-9_]*)>")
+
+def _js_pattern(s: dict, ctx: _Ctx, path) -> None:
+    "Make `pattern` a Python regex: JavaScript named groups `(?<n>...)` and `\\k<n>` translated; a pattern Python cannot compile (e.g. `\\p{L}`) is dropped with a note, never kept to fail at every call."
+    p = s["pattern"]
+    if not isinstance(p, str): ctx.fail(path + ("pattern",), f"pattern must be text, got {p!r:.40}")
+    q = _JS_BACKREF.sub(r"(?P=\1)", _JS_NAMED.sub(r"(?P<\1>", p))
+    try: re.compile(q)
+    except re.error as e:
+        s.pop("pattern"); ctx.note(path + ("pattern",), "pattern_dropped", f"{p!r:.80} is not a Python regex ({e}); not checked")
+        return
+    if q != p: s["pattern"] = q; ctx.note(path + ("pattern",), "pattern_translated", f"JavaScript {p!r:.60} -> {q!r:.60}")
+
 def _split_types(s: dict, types: list, ctx: _Ctx, path) -> dict:
     "A schema whose `type` lists several types (maybe with null) -> anyOf, one branch per type."
     if "anyOf" in s or "oneOf" in s: ctx.fail(path + ("type",), "a type array beside anyOf/oneOf cannot be represented")
@@ -136,12 +192,22 @@ def _norm(node, path: tuple, ctx: _Ctx):
     if node is True: ctx.note(path, "boolean_schema", "true -> {}"); return {}
     if node is False: ctx.fail(path, "the schema `false` accepts nothing and cannot describe a parameter")
     if not isinstance(node, dict): ctx.fail(path, f"a schema must be an object, got {type(node).__name__} {node!r:.60}")
-    for k in node:
-        if k in UNSUPPORTED: ctx.fail(path + (k,), UNSUPPORTED[k])
-        if k not in KNOWN_KEYWORDS: ctx.fail(path + (k,), f"unknown JSON Schema keyword {k!r}")
     s = dict(node)
+    for k in list(s):                                          # generous in reading: annotations we do not know are kept as notes
+        if isinstance(k, str) and k.startswith("x-"):
+            ctx.note(path + (k,), "vendor_keyword", json.dumps(s.pop(k), sort_keys=True, default=str)[:200])
+        elif k not in KNOWN_KEYWORDS and k not in UNSUPPORTED:
+            ctx.note(path + (k,), "unknown_keyword_dropped", json.dumps(s.pop(k), sort_keys=True, default=str)[:200])
+    if "allOf" in s: s = _merge_all_of(s, ctx, path)
+    if "prefixItems" in s: s = _prefix_items(s, ctx, path)
+    for k in s:
+        if k in UNSUPPORTED: ctx.fail(path + (k,), UNSUPPORTED[k])
+    if "pattern" in s: _js_pattern(s, ctx, path)
     if "$ref" in s:                                            # inline, siblings win over the target's keys
         ref = s.pop("$ref")
+        if isinstance(ref, str) and ref in ctx.refs:           # a recursive definition: any value below this point
+            ctx.note(path + ("$ref",), "recursive_ref", f"{ref!r} refers to itself; the repeated level accepts any value")
+            return {k: v for k, v in s.items() if k in ("description",)}
         target = _resolve(ref, ctx, path)
         ctx.note(path, "ref_inlined", ref)
         sub = _Ctx(**{**ctx.__dict__, "refs": ctx.refs + (ref,), "notes": ctx.notes, "json_text": ctx.json_text})
@@ -318,24 +384,39 @@ def import_tool(tool: dict, server: str, converted_from: str | None = None) -> I
     for k, empty in (("properties", {}), ("required", [])):
         if k not in params: params[k] = empty; ctx.note(("inputSchema", k), f"{k}_added", "absent in the source")
     out = None
-    if "outputSchema" in tool:
+    if "outputSchema" in tool:                                 # metadata only: a schema we cannot represent is noted, never a failure
         octx = _Ctx(server, name, tool["outputSchema"], ("outputSchema",), False, notes)
-        out = _norm(tool["outputSchema"], ("outputSchema",), octx)
+        try: out = _norm(tool["outputSchema"], ("outputSchema",), octx)
+        except SpecImportError as e:
+            out = None; notes.append({"path": "$.outputSchema", "kind": "output_schema_dropped", "detail": f"{e.path}: {e.reason}"[:200]})
     meta = {k: copy.deepcopy(v) for k, v in tool.items() if k not in _CORE_KEYS}
     hints = [json_path(("inputSchema", "properties", p)) for p, ps in params["properties"].items() if _mentions_json(ps)]
     it = ImportedTool(server, name, clean, params, out, meta, [json_path(p) for p in ctx.json_text], hints, notes)
     it.patch = _diff(it.unified_view(), tool)
     return it
 
-def import_spec(spec: str | dict) -> list[ImportedTool]:
-    "Import every tool of a spec (a slug such as `'gmail'` or the parsed file); SpecImportError on a construct it cannot represent or a repeated tool name."
+class ImportedTools(list):
+    "The tools of a spec that imported (a list of `ImportedTool`), with `skipped`: a `SpecImportError` (server, tool, JSON path, reason) for each tool that did not."
+    skipped: list
+
+def import_spec(spec: str | dict, strict: bool = False) -> ImportedTools:
+    """Import every tool of a spec (a slug such as `'gmail'` or the parsed file). A tool that cannot be represented (or
+    repeats a name) is left out and reported in `.skipped`, so one odd tool never blocks the rest; SpecImportError when
+    no tool imports, or at the first failure with `strict=True`."""
     if isinstance(spec, str): spec = load_spec(spec)
     server = spec.get("server", "?")
-    out, seen = [], set()
-    for i, t in enumerate(spec.get("tools", [])):
-        it = import_tool(t, server, spec.get("converted_from"))
-        if it.name in seen: raise SpecImportError(server, it.name, f"$.tools[{i}].name", f"tool name {it.name!r} appears twice")
+    out, seen = ImportedTools(), set()
+    out.skipped = []
+    tools = spec.get("tools", [])
+    for i, t in enumerate(tools):
+        try:
+            it = import_tool(t, server, spec.get("converted_from"))
+            if it.name in seen: raise SpecImportError(server, it.name, f"$.tools[{i}].name", f"tool name {it.name!r} appears twice")
+        except SpecImportError as e:
+            if strict: raise
+            out.skipped.append(e); continue
         seen.add(it.name); out.append(it)
+    if tools and not out: raise out.skipped[0]
     return out
 
 # %% ../nbs/02_specs.ipynb #2ae39783
@@ -355,6 +436,7 @@ def _safe_name(name: str, i: int, taken: set) -> str:
     taken.add(base); return base
 
 def _checker(schema: dict, arg: str):
+    from jsonschema import Draft202012Validator  # here, not at import: jsonschema's format checkers take ~1 s to load
     v = Draft202012Validator(schema)
     def check(x):
         if x is None: return x                          # an optional argument sent as null means "not given"

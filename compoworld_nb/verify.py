@@ -10,7 +10,6 @@ import contextlib, copy, hashlib, importlib.metadata, inspect, json, math, os, r
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any, Callable, Iterable
-from jsonschema import Draft202012Validator
 from .core import *
 from .service import Service, State, Tool
 
@@ -128,6 +127,7 @@ _VALIDATORS: dict[str, Any] = {}
 def _fits(ps: dict, v) -> bool:
     "True if JSON value `v` is valid for schema `ps` (validators cached by schema text)."
     k = canonical_json(ps)
+    from jsonschema import Draft202012Validator  # here, not at import: jsonschema's format checkers take ~1 s to load
     val = _VALIDATORS.get(k) or _VALIDATORS.setdefault(k, Draft202012Validator(ps))
     return val.is_valid(v)
 

@@ -7,7 +7,6 @@ Docs: https://compoworld.github.io/compoworld_nb/widgets.html.md"""
 # %% ../nbs/16_widgets.ipynb #94603b13
 from __future__ import annotations
 import base64, dataclasses, html, inspect, io, json, math, random, threading, time
-import jsonschema
 from collections import Counter
 from pathlib import Path
 from typing import Any, Callable
