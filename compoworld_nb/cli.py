@@ -23,8 +23,8 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate', 'summarize',
-           'evaluate', 'corpus_for', 'run_demo', 'report_md', 'build_parser', 'main']
+__all__ = ['KIND_NAMES', 'PRETRAINED_RECIPE', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate',
+           'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main']
 
 # %% ../nbs/17_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -108,83 +108,157 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
     fig.tight_layout(); fig.savefig(stage / "criterion_pass_rates.png", dpi=110); plt.close(fig)
     return ["reward_curve.png", "criterion_pass_rates.png"]
 
-def run_demo(out: str | Path, seed: int = 0, n_tasks: int = 20, n_heldout: int = 6, profile: str = "demo",
-             k: tuple | None = None, l_max: int | None = None, progress: bool = True, overwrite: bool = False) -> dict:
-    "Run the main job into `out` (a new or empty folder; with `overwrite` only our outputs there are replaced); returns summary.json's content. Raises CliError for bad values (nothing is written then)."
+PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU cores (our choices; measured costs in STACK.md)
+    n_tasks=12, n_heldout=3,    # default task counts (the tiny model's are 20 and 6)
+    k=(2, 2), l_max=4, distractors=2,  # shorter walks and fewer distractors than the tiny model's: every turn re-reads the whole context
+    eval_n=1, eval_temperature=0.0, max_new_tokens=96,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself)
+    eval_dtype="bfloat16",      # evaluation decodes in bf16 (~3x faster than fp32 on CPUs with AMX); training stays fp32
+    sft_steps=8, sft_batch=1, sft_lr=4e-4, lora_r=8, max_length=2048,  # LoRA r=8 on all linear layers (2.4M trainable); ~40 CPU-s a step
+    grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=384, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
+    min_sft_rows=6,             # author extra SFT-only tasks until this many trajectories pass admission
+    threads=2)
+
+def _model_tag(model: str) -> str:
+    return "tiny" if model == "tiny" else "model"
+
+def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldout: int | None = None, profile: str = "demo",
+             k: tuple | None = None, l_max: int | None = None, progress: bool = True, overwrite: bool = False,
+             model: str = "smollm2-135m", recipe: dict | None = None) -> dict:
+    """Run the main job into `out` (a new or empty folder; with `overwrite` only our outputs there are replaced); returns
+    summary.json's content. `model` is `tiny` (a seeded tiny model built from the
+    run's own text: the test suite's fast fixture), a short name of `pretrained.PRETRAINED` (default: SmolLM2-135M-Instruct,
+    fetched and converted once) or a local HF directory. `recipe` (keys of `PRETRAINED_RECIPE`) overrides the pretrained
+    budget and, given for `tiny`, puts the tiny model on that same budget (full weights instead of LoRA): what
+    `benchmarks/bench_learning.py` compares. Raises CliError for bad values (nothing is written then)."""
     t_start = time.perf_counter()
     st = _profile_settings(profile)
     library, world = default_library()
     mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
-    k = tuple(k) if k else (3, min(5, len(library)))
-    l_max = l_max if l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
+    pre = model != "tiny"
+    if recipe is not None:
+        bad = sorted(set(recipe) - set(PRETRAINED_RECIPE))
+        if bad: raise CliError(f"recipe keys {bad} are not in PRETRAINED_RECIPE")
+    rc = {**PRETRAINED_RECIPE, **(recipe or {})}
+    use_rc = pre or recipe is not None
+    if pre:
+        from compoworld_nb.pretrained import PRETRAINED
+        if model not in PRETRAINED and not (Path(model).is_dir() and (Path(model) / "config.json").is_file()):
+            raise CliError(f"--model {model!r} is neither 'tiny', a known short name {sorted(PRETRAINED)} nor a local HF model directory")
+    if n_tasks is None: n_tasks = rc["n_tasks"] if use_rc else 20
+    if n_heldout is None: n_heldout = rc["n_heldout"] if use_rc else 6
+    k = tuple(k) if k else (tuple(rc["k"]) if use_rc else (3, min(5, len(library))))
+    l_max = l_max if l_max is not None else (max(rc["l_max"], k[1] + 1) if use_rc else max(st["walk"]["l_max"], k[1] + 1))
     if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
     stage = staging_dir(out, CliError, overwrite)
     try:
-        return _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start)
+        return _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start, model, rc if use_rc else None)
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True); raise
 
-def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start) -> dict:
-    from compoworld_nb.tinymodel import build_tiny_model
-    from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas
+class _Clock:
+    "Wall and CPU seconds of each stage (CPU-seconds are what a shared machine can compare)."
+    def __init__(self): self.wall, self.cpu = {}, {}
+    def __call__(self, name):
+        import contextlib
+        @contextlib.contextmanager
+        def cm():
+            w, c = time.perf_counter(), time.process_time()
+            yield
+            self.wall[f"{name}_s"] = time.perf_counter() - w; self.cpu[f"{name}_cpu_s"] = time.process_time() - c
+            tqdm.write(f"compoworld demo: stage {name} done: {self.wall[f'{name}_s']:.0f} s wall, {self.cpu[f'{name}_cpu_s']:.0f} CPU-s",
+                       file=sys.stderr)
+        return cm()
+
+def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start, model="tiny", rc=None) -> dict:
+    import dataclasses, torch
+    from compoworld_nb.tinymodel import build_tiny_model, load_model
+    from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
+    from compoworld_nb.sft_data import sft_trajectories, discovery_plan
+    pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
+    rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
     N, max_steps = st["rollout"]["n"], st["rollout"]["max_steps"]
-    timings = {}
-    t0 = time.perf_counter()
-    tasks, rejected = generate_tasks(n_tasks + n_heldout, seed, library, world, k=k, l_min=st["walk"]["l_min"], l_max=l_max,
-                                     n_distractors=st["walk"]["distractors"])
-    if len(tasks) < n_tasks + n_heldout: raise RuntimeError(f"only {len(tasks)} tasks admitted; rejections: {rejected}")
-    train, held = tasks[:n_tasks], tasks[n_tasks:]
-    for t in train: t.meta["split"] = "train"
-    for t in held: t.meta["split"] = "heldout"
-    save_jsonl(stage / "tasks.jsonl", tasks)
-    by_id = {t.id: t for t in tasks}
-    max_steps = max(max_steps, max(len(t.reference) for t in tasks) + 4)  # the step cap never cuts a reference solution short
-    tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
-    timings["author_s"] = time.perf_counter() - t0
+    clock = _Clock()
+    l_min = min(st["walk"]["l_min"], l_max)
+    n_dis = rc["distractors"] if use_rc else st["walk"]["distractors"]
+    with clock("author"):
+        tasks, rejected = generate_tasks(n_tasks + n_heldout, seed, library, world, k=k, l_min=l_min, l_max=l_max,
+                                         n_distractors=n_dis)
+        if len(tasks) < n_tasks + n_heldout: raise RuntimeError(f"only {len(tasks)} tasks admitted; rejections: {rejected}")
+        train, held = tasks[:n_tasks], tasks[n_tasks:]
+        for t in train: t.meta["split"] = "train"
+        for t in held: t.meta["split"] = "heldout"
+        by_id = {t.id: t for t in tasks}
+        # SFT trajectories discover what they use and use only values they were shown (sft_data.admit_sft);
+        # when too few training tasks pass, extra SFT-only tasks are authored (split "sft", never evaluated)
+        kept, sft_why = sft_trajectories(train, library, seed=seed)
+        extra, round_ = [], 0
+        while len(kept) < (rc["min_sft_rows"] if use_rc else 1) and round_ < 3:
+            round_ += 1
+            more, _ = generate_tasks(max(8, n_tasks), seed + 7919 * round_, library, world, k=k, l_min=l_min, l_max=l_max,
+                                     n_distractors=n_dis)
+            more = [t for t in more if t.id not in by_id]
+            for t in more: t.meta["split"] = "sft"; by_id[t.id] = t
+            kk, why = sft_trajectories(more, library, seed=seed)
+            kept += kk; extra += more; sft_why = {r: sft_why[r] + why[r] for r in sft_why}
+        all_tasks = tasks + extra
+        save_jsonl(stage / "tasks.jsonl", all_tasks)
+        plan_len = max(len(discovery_plan(t.reference)) for t in tasks)
+        max_steps = plan_len if use_rc else max(max_steps, plan_len + 4)  # the cap never cuts a discovering solution short
+        tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
 
-    t0 = time.perf_counter()
-    all_trajs, rows, per_policy = [], [], {}
-    for spec in ["scripted", "scripted:perturb=0.3"]:
-        tr, rw = evaluate(tasks, lambda spec=spec: make_policy(spec), library, N, seed, max_steps, lam, delta, desc=spec, workers=2)
-        all_trajs += tr; rows += rw; per_policy[spec] = tr
-    timings["scripted_rollouts_s"] = time.perf_counter() - t0
+    with clock("scripted_rollouts"):
+        all_trajs, rows, per_policy = [], [], {}
+        for spec in ["scripted", "scripted:perturb=0.3"]:
+            tr, rw = evaluate(tasks, lambda spec=spec: make_policy(spec), library, N, seed, max_steps, lam, delta, desc=spec, workers=2)
+            all_trajs += tr; rows += rw; per_policy[spec] = tr
 
-    t0 = time.perf_counter()
-    base = build_tiny_model(corpus_for(tasks, per_policy["scripted"][::N], library), stage / "model" / "base", seed=seed)
-    timings["build_model_s"] = time.perf_counter() - t0
-    def tiny(path, name):
-        from compoworld_nb.tinymodel import load_model
-        m, tok = load_model(path)
-        return lambda: HFPolicy(path, temperature=1.0, max_new_tokens=128, name=name, model=m, tokenizer=tok, tools=tools)
-    def eval_tiny(path, name):
-        t0 = time.perf_counter()
-        tr, rw = evaluate(held, tiny(path, name), library, N, seed + 1, max_steps, lam, delta, desc=name)
-        timings[f"{name}_eval_s"] = time.perf_counter() - t0
+    with clock("build_model"):
+        if pre:
+            from compoworld_nb.pretrained import resolve_model
+            base = resolve_model(model)
+        else:
+            base = build_tiny_model(corpus_for(tasks, per_policy["scripted"][::N] + kept, library), stage / "model" / "base", seed=seed)
+    eval_n = rc["eval_n"] if use_rc else N
+    eval_dtype = getattr(torch, rc["eval_dtype"]) if pre else torch.float32
+    temp, mnt = (rc["eval_temperature"], rc["max_new_tokens"]) if use_rc else (1.0, 128)
+    def eval_model(path, name):
+        with clock(f"{name}_eval"):
+            with torch_threads(rc["threads"] if use_rc else None):
+                m, tok = load_model(path, dtype=eval_dtype)
+                fac = lambda: HFPolicy(path, temperature=temp, max_new_tokens=mnt, name=name, model=m, tokenizer=tok, tools=tools)
+                tr, rw = evaluate(held, fac, library, eval_n, seed + 1, max_steps, lam, delta, desc=name)
+            del m
         all_trajs.extend(tr); rows.extend(rw); per_policy[name] = tr
-    eval_tiny(base, "tiny_before")
+        tqdm.write(f"compoworld demo: {name}: {json.dumps(summarize(tr))}", file=sys.stderr)
+    eval_model(base, f"{tag}_before")
 
-    t0 = time.perf_counter()
-    succ = [t for t in per_policy["scripted"] + per_policy["scripted:perturb=0.3"] if t.success and by_id[t.task_id].meta["split"] == "train"]
-    uniq = {canonical_json(t.messages): t for t in succ}
-    cfg = TrainConfig(sft_epochs=st["sft"]["epochs"], sft_batch_size=st["sft"]["batch"], sft_lr=st["sft"]["lr"],
-                      num_generations=st["grpo"]["n"], grpo_batch_size=st["grpo"]["n"], lam=lam, delta=max(delta, 1e-12),
-                      epsilon=st["grpo"]["epsilon"], epsilon_high=st["grpo"]["epsilon_high"], beta=st["grpo"]["beta"],
-                      grpo_lr=st["grpo"]["lr"], seed=seed, max_turns=max_steps, max_completion_length=384)
-    sft_res = sft(base, to_dataset(sft_rows(uniq.values(), tools=tools)), cfg, stage / "model" / "sft")
-    timings["sft_s"] = time.perf_counter() - t0
-    eval_tiny(stage / "model" / "sft", "tiny_after_sft")
+    with clock("sft"):
+        uniq = {canonical_json(t.messages): t for t in kept}
+        if not uniq: raise RuntimeError(f"no SFT trajectory passed admission ({sft_why}); author more training tasks (--tasks)")
+        cfg = TrainConfig(sft_epochs=st["sft"]["epochs"], sft_batch_size=st["sft"]["batch"], sft_lr=st["sft"]["lr"],
+                          num_generations=st["grpo"]["n"], grpo_batch_size=st["grpo"]["n"], lam=lam, delta=max(delta, 1e-12),
+                          epsilon=st["grpo"]["epsilon"], epsilon_high=st["grpo"]["epsilon_high"], beta=st["grpo"]["beta"],
+                          grpo_lr=st["grpo"]["lr"], seed=seed, max_turns=max_steps, max_completion_length=384)
+        if use_rc:   # the tiny model on this budget trains all its weights, at the tiny model's learning rate
+            cfg = dataclasses.replace(cfg, lora=pre, lora_r=rc["lora_r"], lora_alpha=2 * rc["lora_r"], sft_batch_size=rc["sft_batch"],
+                                      sft_lr=rc["sft_lr"] if pre else 3e-3, max_steps=rc["sft_steps"], max_length=rc["max_length"],
+                                      threads=rc["threads"],
+                                      num_generations=rc["grpo_n"], grpo_batch_size=rc["grpo_n"], grpo_lr=rc["grpo_lr"],
+                                      max_completion_length=rc["max_completion_length"], temperature=rc["grpo_temperature"])
+        sft_res = sft(base, to_dataset(sft_rows(uniq.values(), tools=tools)), cfg, stage / "model" / "sft")
+        tqdm.write(f"compoworld demo: SFT on {len(uniq)} rows (refused {sft_why}): losses {[round(x, 3) for x in sft_res['losses']]}", file=sys.stderr)
+    eval_model(stage / "model" / "sft", f"{tag}_after_sft")
 
-    t0 = time.perf_counter()
-    import dataclasses
-    gcfg = dataclasses.replace(cfg, max_steps=st["grpo"]["max_steps"])
-    grpo_res = grpo(stage / "model" / "sft", to_dataset(grpo_rows(train)), lambda: TaskEnvironment(by_id, library),
-                    lambda b: R.completion_focused(b, lam=lam), gcfg, stage / "model" / "grpo")
-    timings["grpo_s"] = time.perf_counter() - t0
-    eval_tiny(stage / "model" / "grpo", "tiny_after_grpo")
+    with clock("grpo"):
+        gcfg = dataclasses.replace(cfg, max_steps=rc["grpo_steps"] if use_rc else st["grpo"]["max_steps"])
+        grpo_res = grpo(stage / "model" / "sft", to_dataset(grpo_rows(train)), lambda: TaskEnvironment(by_id, library),
+                        lambda b: R.completion_focused(b, lam=lam), gcfg, stage / "model" / "grpo")
+        tqdm.write(f"compoworld demo: GRPO reward by step {[round(h['reward_mean'], 3) for h in grpo_res['history']]}", file=sys.stderr)
+    eval_model(stage / "model" / "grpo", f"{tag}_after_grpo")
 
     save_jsonl(stage / "trajectories.jsonl", all_trajs)
     with open(stage / "rewards.csv", "w", newline="") as f:
@@ -192,11 +266,16 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     plots = _plots(stage, sft_res, grpo_res, per_policy, by_id)
     pol = {("scripted_perturbed" if k == "scripted:perturb=0.3" else k): {**summarize(v), "pass_rate_by_kind": kind_pass_rates(v, by_id)}
            for k, v in per_policy.items()}
-    summary = {"seed": seed, "profile": "demo", "tasks_admitted": len(tasks), "tasks_rejected": sum(rejected.values()),
-               "rejections_by_rule": rejected, "train_tasks": len(train), "heldout_tasks": len(held), "group_size": N,
-               "policies": pol, "sft": {"steps": sft_res["steps"], "rows": len(uniq), "final_loss": (sft_res["losses"] or [None])[-1]},
+    summary = {"seed": seed, "profile": "demo", "model": model, "model_dir": str(base) if pre else "model/base", "tag": tag,
+               "k": list(k), "l_max": l_max, "tasks_admitted": len(tasks), "tasks_rejected": sum(rejected.values()),
+               "rejections_by_rule": rejected, "train_tasks": len(train), "heldout_tasks": len(held), "sft_only_tasks": len(extra),
+               "group_size": N, "eval_group_size": eval_n, "eval_temperature": temp, "policies": pol,
+               "sft": {"steps": sft_res["steps"], "rows": len(uniq), "refused": sft_why, "final_loss": (sft_res["losses"] or [None])[-1],
+                       "lora": cfg.lora},
                "grpo": {"steps": grpo_res["steps"], "reward_by_step": [h["reward_mean"] for h in grpo_res["history"]]},
-               "timings_s": {k: round(v, 2) for k, v in timings.items()}, "plots": plots}
+               "timings_s": {k: round(v, 2) for k, v in clock.wall.items()},
+               "cpu_seconds": {k: round(v, 2) for k, v in clock.cpu.items()}, "plots": plots}
+    summary["goals"] = demo_goals(pol, tag)
     summary["wall_seconds"] = round(time.perf_counter() - t_start, 2)
     (stage / "report.md").write_text(report_md(summary), encoding="utf-8")
     (stage / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True), encoding="utf-8")
@@ -204,19 +283,39 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     publish(stage, out)
     return summary
 
+def demo_goals(pol: dict, tag: str) -> list[dict]:
+    "The report's goals, each `{'goal', 'value', 'met'}`: held-out valid-call rate >= 0.9 after SFT; success and uniform after SFT+GRPO above before."
+    b, s, g = pol[f"{tag}_before"], pol[f"{tag}_after_sft"], pol[f"{tag}_after_grpo"]
+    return [{"goal": "held-out valid tool-call rate after SFT >= 0.9", "value": s["valid_call_rate"], "met": s["valid_call_rate"] >= 0.9},
+            {"goal": "held-out success after SFT+GRPO above before", "value": g["success"] - b["success"], "met": g["success"] > b["success"]},
+            {"goal": "held-out uniform reward after SFT+GRPO above before", "value": g["uniform"] - b["uniform"], "met": g["uniform"] > b["uniform"]}]
+
 def report_md(s: dict) -> str:
-    "A short Markdown report of a demo run."
-    lines = [f"# compoworld demo (seed {s['seed']})", "",
-             f"Tasks admitted: {s['tasks_admitted']} ({s['train_tasks']} train, {s['heldout_tasks']} held out); rejected: {s['tasks_rejected']} {s['rejections_by_rule']}.",
-             f"Rollout groups of N={s['group_size']}.", "",
+    "A short Markdown report of a demo run: the policies' table, the difference after SFT+GRPO, the goals (met or MISSED), timings."
+    tag = s.get("tag", "tiny")
+    lines = [f"# compoworld demo (seed {s['seed']}, model {s.get('model', 'tiny')})", "",
+             f"Tasks admitted: {s['tasks_admitted']} ({s['train_tasks']} train, {s['heldout_tasks']} held out; K={s.get('k')}, L<={s.get('l_max')}); "
+             f"rejected: {s['tasks_rejected']} {s['rejections_by_rule']}.",
+             f"Scripted rollout groups of N={s['group_size']}; held-out evaluation: {s.get('eval_group_size', s['group_size'])} rollout(s) per task "
+             f"at temperature {s.get('eval_temperature', 1.0)}.", "",
              "| policy | tasks | success | uniform | completion-focused | goal criteria passed | valid call rate |", "|---|---|---|---|---|---|---|"]
-    for k, v in s["policies"].items():
+    def row(name, v, where):
         g = v.get("pass_rate_by_kind", {}).get("goal", float("nan"))
-        lines.append(f"| {k} | {'held out' if k.startswith('tiny') else 'all'} | {v['success']:.3f} | {v['uniform']:.3f} | {v['completion_focused']:.3f} | {g:.3f} | {v['valid_call_rate']:.3f} |")
-    lines += ["", f"SFT: {s['sft']['steps']} steps on {s['sft']['rows']} verified trajectories, final loss {s['sft']['final_loss']}.",
+        return f"| {name} | {where} | {v['success']:.3f} | {v['uniform']:.3f} | {v['completion_focused']:.3f} | {g:.3f} | {v['valid_call_rate']:.3f} |"
+    for k, v in s["policies"].items(): lines.append(row(k, v, "held out" if k.startswith(tag) else "all"))
+    b, a = s["policies"].get(f"{tag}_before"), s["policies"].get(f"{tag}_after_grpo")
+    if b and a:
+        d = {x: a[x] - b[x] for x in ("success", "uniform", "completion_focused", "valid_call_rate")}
+        d["pass_rate_by_kind"] = {"goal": a.get("pass_rate_by_kind", {}).get("goal", float("nan")) - b.get("pass_rate_by_kind", {}).get("goal", float("nan"))}
+        lines.append(row("**difference** (after SFT+GRPO − before)", d, "held out").replace("| 0.", "| +0.").replace("| -", "| −"))
+    if s.get("goals"):
+        lines += ["", "Goals:"] + [f"- {'met' if g['met'] else '**MISSED**'}: {g['goal']} (value {g['value']:+.3f})" for g in s["goals"]]
+    sft = s["sft"]
+    lines += ["", f"SFT{' (LoRA)' if sft.get('lora') else ''}: {sft['steps']} steps on {sft['rows']} verified trajectories that discover "
+              f"their tools and use only shown values (refused: {sft.get('refused', {})}), final loss {sft['final_loss']}.",
               f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}.", "",
               "![reward curve](reward_curve.png)", "", "![criterion pass rates](criterion_pass_rates.png)", "",
-              f"Wall time: {s['wall_seconds']} s; stages: {s['timings_s']}."]
+              f"Wall time: {s['wall_seconds']} s; stages (wall s): {s['timings_s']}; CPU-seconds: {s.get('cpu_seconds', {})}."]
     return "\n".join(lines) + "\n"
 
 # %% ../nbs/17_cli.ipynb #f7c4e12d
@@ -243,9 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="the main job: tasks → rollouts → rewards → SFT → GRPO → evaluation → report")
     d.add_argument("--out", required=True, help="output folder: new or empty (see --overwrite)"); d.add_argument("--seed", type=int, default=0)
     d.add_argument("--overwrite", action="store_true", help="allow a non-empty --out; only this command's outputs there are replaced")
-    d.add_argument("--tasks", type=int, default=20, help="training tasks (held-out tasks come on top)")
-    d.add_argument("--heldout", type=int, default=6); d.add_argument("--k", type=_k_range, default=None, help="K or a range lo-hi (default 3-5)")
+    d.add_argument("--tasks", type=int, default=None, help="training tasks (held-out tasks come on top; default 12 for a pretrained model, 20 for tiny)")
+    d.add_argument("--heldout", type=int, default=None, help="held-out tasks (default 4 for a pretrained model, 6 for tiny)"); d.add_argument("--k", type=_k_range, default=None, help="K or a range lo-hi (default 3-5)")
     d.add_argument("--l-max", type=int, default=None, help="longest walk (must be > K)")
+    d.add_argument("--model", default="smollm2-135m",
+                   help="smollm2-135m (default: the pretrained model, fetched once), tiny (the fast offline fixture) or a local HF directory")
     t = sub.add_parser("tasks", help="author and admit tasks; write them as JSONL")
     t.add_argument("--out", required=True, help="a .jsonl file"); t.add_argument("--n", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
@@ -323,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(a, "handler"): return a.handler(a)
     try:
         if a.cmd == "demo":
-            res = run_demo(a.out, a.seed, a.tasks, a.heldout, k=a.k, l_max=a.l_max, overwrite=a.overwrite)
+            res = run_demo(a.out, a.seed, a.tasks, a.heldout, k=a.k, l_max=a.l_max, overwrite=a.overwrite, model=a.model)
             if not a.json: print(f"wrote {Path(a.out).absolute()}: {res['tasks_admitted']} tasks, policies {json.dumps(res['policies'])}")
         elif a.cmd == "tasks":
             res = _cmd_tasks(a)

