@@ -13,8 +13,9 @@ import networkx as nx
 from .core import load_settings
 
 # %% auto #0
-__all__ = ['walk_settings', 'sample_length', 'is_authorable', 'sample_services', 'check_walk', 'count_walks', 'sample_walk',
-           'DependencyGraph', 'sample_graph']
+__all__ = ['walk_settings', 'sample_length', 'is_authorable', 'sample_services', 'check_walk', 'can_follow', 'step_after',
+           'step_then', 'count_plans', 'plan_walk', 'assign_steps', 'count_walks', 'sample_walk', 'DependencyGraph',
+           'sample_graph']
 
 # %% ../nbs/05_walk.ipynb #503409dd
 def walk_settings(profile: str | None = None, **overrides) -> dict:
@@ -66,47 +67,202 @@ def check_walk(walk: Sequence[str], C: Sequence[str]) -> list[str]:
     if len(walk) <= len(set(C)): out.append(f"L={len(walk)} must be > K={len(set(C))}")
     return out
 
+
+# %% ../nbs/05_walk.ipynb #ac574774
+def can_follow(library: dict, a: str, b: str) -> bool:
+    "True if some step of service `a` reveals a fact kind that some step of `b` needs."
+    rev = {k for s in library[a].steps for k in s.reveals}
+    return any(rev & set(s.needs) for s in library[b].steps)
+
+def step_after(step) -> str | None:
+    "The name of the step that must have run on an earlier visit to the same service before `step` may (its function's `after` attribute: a step that re-reads a record the agent wrote there), or None."
+    return getattr(step.fn, "after", None)
+
+def step_then(step) -> str | None:
+    "The name of the step a later visit to the same service must run once `step` has (its function's `then` attribute: a write that is only worth making for the re-read that follows), or None."
+    return getattr(step.fn, "then", None)
+
+def _order_bits(library: dict, services) -> dict:
+    "`{(service position, step name): bit}` for the steps that `after` / `then` attributes tie to other visits of their service."
+    bits = {}
+    for j, s in enumerate(services):
+        for st in library[s].steps:
+            for a in (step_after(st), step_then(st)):
+                if a is not None and (j, a) not in bits: bits[(j, a)] = 1 << len(bits)
+            if step_then(st) is not None and (j, st.name) not in bits: bits[(j, st.name)] = 1 << len(bits)
+    return bits
+
+def _step_bits(bits: dict, j: int, st) -> tuple[int, int, int]:
+    "`(needs done, sets done, owes)` bits of step `st` at service position j."
+    a, t = step_after(st), step_then(st)
+    return (bits[(j, a)] if a is not None else 0), bits.get((j, st.name), 0), (bits[(j, t)] if t is not None else 0)
+
+def _advance(done: int, owe: int, need: int, sets: int, owes: int) -> tuple[int, int] | None:
+    "The (done, owed) bits after a step, or None if the step may not run (what it needs is not done, or it would owe what is owed already: each `then` step gets its own follow-up)."
+    if (need and not done & need) or owe & owes: return None
+    return done | sets, (owe & ~sets) | owes
+
+def _planner(library: dict, C: tuple, L: int, start: str, allowed: Callable | None = None):
+    "The counting table of authorable plans over C of length L, the option lister it sums over, and `release()`, to call when done (the recursive closures form a cycle that would keep the tables alive until the cycle collector runs). A plan state is (position, previous service, kind in hand, services covered, wrote yet, steps done and steps owed (`after` / `then`)); `allowed(a, b)`, if given, must accept every edge."
+    ok = None if allowed is None else [[a != b and bool(allowed(C[a], C[b])) for b in range(len(C))] for a in range(len(C))]
+    def after(c: list, j: int) -> int:
+        "Plans counted per next service in `c` whose next service may follow service j (any other service; with `allowed`, those it accepts)."
+        return sum(c) - c[j] if ok is None else sum(x for b, x in enumerate(c) if ok[j][b])
+    full, K = (1 << len(C)) - 1, len(C)
+    bits = _order_bits(library, C)
+    by_kind: dict = {}      # fact kind -> [(service index, step, kinds it reveals, writes, (need, sets, owes) bits)]
+    for j, s in enumerate(C):
+        for st in library[s].steps:
+            sb = _step_bits(bits, j, st)
+            for kind in dict.fromkeys(st.needs): by_kind.setdefault(kind, []).append((j, st, tuple(st.reveals), st.writes, sb))
+    pop = [bin(m).count("1") for m in range(full + 1)]
+    def options(pos, prev, kind, mask, wrote, done, owe):
+        last = pos == L - 1
+        for j, st, reveals, writes, sb in by_kind.get(kind, ()):
+            if j == prev or (ok is not None and prev >= 0 and not ok[prev][j]): continue
+            dv = _advance(done, owe, *sb) if (sb[0] or sb[1] or sb[2] or owe) else (done, owe)
+            if dv is None: continue
+            m2 = mask | (1 << j)
+            if pop[m2] + (L - 1 - pos) < K: continue
+            if last:
+                if m2 != full or dv[1]: continue
+                if writes: yield (j, st, None, None)
+                elif wrote: yield from ((j, st, k, None) for k in reveals)
+            else:
+                w2 = wrote or writes
+                yield from ((j, st, k, (pos + 1, j, k, m2, w2) + dv) for k in reveals)
+    plain = {kind: [(j, reveals, writes, sb, not any(sb)) for j, st, reveals, writes, sb in opts] for kind, opts in by_kind.items()}
+    memo = {}
+    def per_service(pos, kind, mask, wrote, done, owe) -> tuple[list, int]:
+        "The plans from this state counted per service of the next visit, and their total (so `n` for any previous service is a subtraction)."
+        key = (pos, kind, mask, wrote, done, owe)
+        hit = memo.get(key)
+        if hit is not None: return hit
+        out = [0] * K
+        last, rest = pos == L - 1, L - 1 - pos
+        for j, reveals, writes, sb, free in plain.get(kind, ()):
+            if free and not owe: d2, o2 = done, owe
+            else:
+                dv = _advance(done, owe, *sb)
+                if dv is None: continue
+                d2, o2 = dv
+            m2 = mask | (1 << j)
+            if pop[m2] + rest < K: continue
+            if last:
+                if m2 == full and not o2: out[j] += 1 if writes else (len(reveals) if wrote else 0)
+            else:
+                w2 = wrote or writes
+                for k in reveals:                       # plans after a visit to j, minus those whose next visit is j again
+                    c, tot = memo.get((pos + 1, k, m2, w2, d2, o2)) or per_service(pos + 1, k, m2, w2, d2, o2)
+                    out[j] += after(c, j)
+        memo[key] = hit = (out, sum(out))
+        return hit
+    def n(pos, prev, kind, mask, wrote, done, owe) -> int:
+        c, tot = per_service(pos, kind, mask, wrote, done, owe)
+        return tot if prev < 0 else after(c, prev)
+    def release() -> None: memo.clear(); plain.clear(); by_kind.clear()
+    return n, options, release
+
+def count_plans(library: dict, C: list[str], L: int, start: str = "key", allowed: Callable | None = None) -> int:
+    "The number of authorable (walk, step, revealed kind) plans of length L over C (every edge accepted by `allowed`, if given)."
+    if not L > len(C) >= 2: return 0
+    n, _, release = _planner(library, tuple(C), L, start, allowed)
+    try: return n(0, -1, start, 0, False, 0, 0)
+    finally: release()
+
+def plan_walk(library: dict, C: list[str], L: int, rng: random.Random, start: str = "key",
+              allowed: Callable | None = None) -> tuple[list[str], list[tuple]] | None:
+    "A uniformly drawn authorable plan: `(walk, [(step, kind revealed or None at a terminal write)])`, or None if (C, L) has none (with `allowed`: none whose edges it all accepts)."
+    if L <= len(C) or len(C) < 2: return None
+    n, options, release = _planner(library, tuple(C), L, start, allowed)
+    try:
+        state = (0, -1, start, 0, False, 0, 0)
+        if n(*state) == 0: return None
+        walk, plan = [], []
+        while state is not None:
+            opts = [(o, 1 if o[3] is None else n(*o[3])) for o in options(*state)]
+            r = rng.randrange(sum(c for _, c in opts))
+            for o, c in opts:
+                if r < c: break
+                r -= c
+            j, st, kind, nxt = o
+            walk.append(C[j]); plan.append((st, kind if nxt is not None or not st.writes else None))
+            state = nxt
+        return walk, plan
+    finally: release()                        # the tables are freed now, not when the collector finds the closures' cycle
+
+def assign_steps(library: dict, walk: list[str], rng: random.Random, start: str = "key") -> list[tuple] | None:
+    "Steps for a *given* walk (a step per visit and the kind it reveals; None at a terminal write), drawn uniformly among the valid assignments; None if there is none."
+    L, svcs = len(walk), list(dict.fromkeys(walk))
+    bits = _order_bits(library, svcs)
+    pos_of = {s: j for j, s in enumerate(svcs)}
+    def steps_at(pos, kind, done, owe):
+        for st in library[walk[pos]].steps:
+            if kind not in st.needs: continue
+            dv = _advance(done, owe, *_step_bits(bits, pos_of[walk[pos]], st))
+            if dv is not None: yield st, dv
+    @functools.lru_cache(maxsize=None)
+    def n(pos, kind, wrote, done, owe) -> int:
+        tot = 0
+        for st, dv in steps_at(pos, kind, done, owe):
+            if pos == L - 1:
+                if not dv[1]: tot += 1 if st.writes else (len(st.reveals) if wrote else 0)
+            else: tot += sum(n(pos + 1, k, wrote or st.writes, *dv) for k in st.reveals)
+        return tot
+    if n(0, start, False, 0, 0) == 0: return None
+    out, kind, wrote, done, owe = [], start, False, 0, 0
+    for pos in range(L):
+        opts = []
+        for st, dv in steps_at(pos, kind, done, owe):
+            if pos == L - 1:
+                if dv[1]: continue
+                opts += [((st, None, dv), 1)] if st.writes else ([((st, k, dv), 1) for k in st.reveals] if wrote else [])
+            else: opts += [((st, k, dv), n(pos + 1, k, wrote or st.writes, *dv)) for k in st.reveals]
+        opts = [(o, c) for o, c in opts if c]
+        r = rng.randrange(sum(c for _, c in opts))
+        for o, c in opts:
+            if r < c: break
+            r -= c
+        out.append(o[:2]); kind, wrote, (done, owe) = o[1], wrote or o[0].writes, o[2]
+    return out
+
+# %% ../nbs/05_walk.ipynb #7ac41405
+@dataclass(frozen=True)
+class _FreeStep:
+    "A step that consumes and reveals anything and writes: a plan over services holding only it is a plain Eq. 3 walk."
+    service: str
+    name: str = "visit"
+    needs: tuple = ("any",)
+    reveals: tuple = ("any",)
+    writes: bool = True
+    fn: None = None
+
+@dataclass(frozen=True)
+class _Free:
+    "A stand-in service whose one step is `_FreeStep`."
+    steps: tuple
+
+def _free(C) -> dict: return {s: _Free((_FreeStep(s),)) for s in C}
+
 _MAX_EXACT_K = 12  # above this the counting table gets large; we fall back to insertion + rejection
 
-def _walk_counter(C: tuple, L: int, allowed: Callable | None):
-    "The memoised count n(ℓ, last, covered) of Eq. 3 walks completing a prefix."
-    full = (1 << len(C)) - 1
-    ok = allowed or (lambda a, b: True)
-    @functools.lru_cache(maxsize=None)
-    def n(pos: int, last: int, mask: int) -> int:
-        if pos == L: return int(mask == full)
-        if bin(mask).count("1") + (L - pos) < len(C): return 0  # too few visits left to cover C
-        return sum(n(pos + 1, j, mask | (1 << j)) for j in range(len(C))
-                   if j != last and (last < 0 or ok(C[last], C[j])))
-    return n
-
 def count_walks(C: Sequence[str], L: int, allowed: Callable[[str, str], bool] | None = None) -> int:
-    "The number of walks of length L over C that satisfy Eq. 3 (and `allowed` on every edge). Raises ValueError if K > 12."
+    "The number of walks of length L over C that satisfy Eq. 3 (and `allowed` on every edge): `count_plans` over services with one free step each. Raises ValueError if K > 12."
     C = tuple(dict.fromkeys(C))
     if len(C) > _MAX_EXACT_K: raise ValueError(f"K={len(C)}: exact counting supports K <= {_MAX_EXACT_K}")
-    if L <= len(C) or len(C) < 2: return 0
-    return _walk_counter(C, L, allowed)(0, -1, 0)
+    return count_plans(_free(C), list(C), L, "any", allowed)
 
 def sample_walk(C: Sequence[str], L: int, rng: random.Random,
                 allowed: Callable[[str, str], bool] | None = None, tries: int = 2000) -> list[str]:
-    "A walk of length L over C drawn uniformly from those satisfying Eq. 3 (and `allowed` on every edge). Raises ValueError if L <= K or K < 2, RuntimeError if no such walk exists (exact for K <= 12; after `tries` draws above)."
+    "A walk of length L over C drawn uniformly from those satisfying Eq. 3 (and `allowed` on every edge): `plan_walk` over services with one free step each, so the author's typed plans and plain walks come from one sampler. Raises ValueError if L <= K or K < 2, RuntimeError if no such walk exists (exact for K <= 12; after `tries` draws above)."
     C = list(dict.fromkeys(C))
     K = len(C)
     if K < 2: raise ValueError(f"K={K}: a walk needs at least 2 services (no service twice in a row)")
     if L <= K: raise ValueError(f"L={L} must be > K={K} (Eq. 3: at least one revisit)")
     if K <= _MAX_EXACT_K:
-        n = _walk_counter(tuple(C), L, allowed)
-        if n(0, -1, 0) == 0: raise RuntimeError(f"no walk of length L={L} over C={C} satisfies Eq. 3 and `allowed`")
-        walk, last, mask = [], -1, 0
-        for pos in range(L):
-            opts = [(j, n(pos + 1, j, mask | (1 << j))) for j in range(K)
-                    if j != last and (last < 0 or allowed is None or allowed(C[last], C[j]))]
-            r = rng.randrange(sum(c for _, c in opts))
-            for j, c in opts:
-                if r < c: break
-                r -= c
-            walk.append(C[j]); last, mask = j, mask | (1 << j)
-        return walk
+        got = plan_walk(_free(C), C, L, rng, "any", allowed)
+        if got is None: raise RuntimeError(f"no walk of length L={L} over C={C} satisfies Eq. 3 and `allowed`")
+        return got[0]
     ok_edge = allowed or (lambda a, b: True)
     for _ in range(tries):  # large K: shuffle C, insert the extra visits, keep walks whose edges are allowed
         walk = C[:]; rng.shuffle(walk)
