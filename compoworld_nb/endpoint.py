@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['free_port', 'EndpointError', 'Endpoint', 'serve_model']
+__all__ = ['free_port', 'EndpointError', 'Endpoint', 'serve_model', 'budget_client']
 
 # %% ../nbs/04f_endpoint.ipynb #d2a57481
 def free_port(host: str = "127.0.0.1") -> int:
@@ -106,3 +106,23 @@ def serve_model(model: str | Path = "smollm2-135m",  # short name (`pretrained.P
             tail = ep.log_tail(); ep.stop()
             raise EndpointError(f"transformers serve was not ready within {ready_timeout:.0f} s:\n{tail}")
         time.sleep(0.5)
+
+# %% ../nbs/04f_endpoint.ipynb #0c8e8e98
+def budget_client(max_tokens: int = 256,  # added to chat/completions requests that carry no max_tokens
+                  timeout: float = 600.0,  # seconds per request
+                 ):
+    "An `httpx2.Client` that gives every chat request without `max_tokens` this completion budget."
+    import httpx2
+    class _Budget(httpx2.BaseTransport):
+        def __init__(self): self.inner = httpx2.HTTPTransport()
+        def handle_request(self, request):
+            if request.method == "POST" and request.url.path.endswith("/chat/completions"):
+                body = json.loads(request.content or b"{}")
+                if body.get("max_tokens") is None and body.get("max_completion_tokens") is None:
+                    body["max_tokens"] = max_tokens
+                    headers = [(k, v) for k, v in request.headers.items() if k.lower() != "content-length"]
+                    request = httpx2.Request(request.method, request.url, headers=headers, json=body)
+            return self.inner.handle_request(request)
+        def close(self): self.inner.close()
+    if max_tokens < 1: raise ValueError(f"max_tokens={max_tokens} must be >= 1")
+    return httpx2.Client(transport=_Budget(), timeout=timeout)

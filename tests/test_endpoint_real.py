@@ -1,14 +1,15 @@
 """The product against a REAL language model: SmolLM2-135M-Instruct (the `pretrained` model, converted once into the
 user's cache) served on loopback by `transformers serve` (`endpoint.serve_model`), talked to through the real `openai`
 client. A weak real model sends prose, malformed calls, unknown tools and truncated output; every one must end as a
-structured observation, a bounded retry or a named stop, never a crash. Slow (CPU generation): marked `slow`, and CI
+structured observation, a bounded retry or a named stop, never a crash. Clients that send no `max_tokens` get a
+budget (`endpoint.budget_client`), so a rambling model costs seconds, not minutes. Slow (CPU generation): marked `slow`, and CI
 runs it (`.ci/run` does not deselect it). The counts of what the model sent are printed (`pytest -s` shows them)."""
 import json
 from collections import Counter
 import pytest
 from compoworld_nb.author import default_library, generate_tasks, AuthoringError
 from compoworld_nb.core import ToolError, state_hash
-from compoworld_nb.endpoint import serve_model
+from compoworld_nb.endpoint import serve_model, budget_client
 from compoworld_nb.harness import OpenAIPolicy, rollout_group
 from compoworld_nb.llm import LLMError, llm_config, make_client
 from compoworld_nb.llm_author import LLMAuthor
@@ -53,7 +54,7 @@ def test_openai_policy_completes_episodes(ep):
 
 
 def test_llm_author_submits_or_stops_with_the_named_reason(ep):
-    client = make_client(llm_config(ep.model, ep.base_url, 600, 0))
+    client = make_client(llm_config(ep.model, ep.base_url, 600, 0), http_client=budget_client(256))
     a = LLMAuthor(LIB, client=client, model=ep.model, max_revisions=1, max_explore_calls=2)
     G = DependencyGraph(["slack", "gmail"], ["slack", "gmail", "slack"], ["maps"])
     try:
@@ -90,7 +91,8 @@ def shelf() -> Service:
 
 def test_world_model_answers_or_is_refused_with_a_structured_error(ep):
     svc = shelf()
-    wm = WorldModel(ep.model, base_url=ep.base_url, retries=1, timeout=600, max_retries=0, api_key="sk-local")
+    wm = WorldModel(ep.model, base_url=ep.base_url, retries=1, timeout=600, max_retries=0, api_key="sk-local",
+                    http_client=budget_client(192))
     use_world_model([svc], wm)
     s0 = svc.initial_state(); h0 = state_hash(s0)
     s1, o = svc.call(s0, "summarize_book", {"id": "b1"})
