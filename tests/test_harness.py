@@ -1,5 +1,6 @@
 "The four meta-tools, the Arguments contract, episodes and rollout groups over a real authored task."
 import json
+import numpy as np
 import pytest
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.compose import joint_hash
@@ -92,3 +93,24 @@ def test_rollout_group_is_independent_and_reproducible(task):
     from compoworld_nb.task import materialize_s0
     assert joint_hash(materialize_s0(task, LIB)) == task.s0_hash
     with pytest.raises(ValueError, match="unknown policy spec"): make_policy("gpt")
+
+
+def test_task_environment_is_a_plain_trl_environment(task):
+    "Public methods: exactly reset, the four meta-tools and get_reward; b is private and scores the final answer."
+    import inspect, json
+    from compoworld_nb.harness import META_TOOLS, TaskEnvironment
+    public = sorted(n for n, _ in inspect.getmembers(TaskEnvironment, inspect.isfunction) if not n.startswith("_"))
+    assert public == ["call_tool", "describe_tool", "get_reward", "list_services", "list_tools", "reset"]
+    assert [m["function"]["name"] for m in META_TOOLS] == ["call_tool", "describe_tool", "list_services", "list_tools"]
+    env = TaskEnvironment(task, LIB)                      # one task: reset needs no id
+    assert env.reset() is None
+    with pytest.raises(KeyError, match="unknown task_id='nope'"): env.reset(task_id="nope")
+    obs = env.list_services()
+    assert obs.startswith('{"data":[') and len(obs) <= env.obs_chars   # observations are text, cut to obs_chars
+    assert json.loads(env.call_tool("nope.tool", {}))["error"]["code"] == 404
+    assert env.get_reward() == pytest.approx(np.mean(env._criteria(None)))
+    for c in task.reference: env.call_tool(c["tool"], c["arguments"])
+    assert all(env._criteria(task.answer))                # the reference and its answer pass every criterion
+    has_output = any(c["kind"] == "output" for c in task.rubric)
+    assert (env.get_reward() == 1.0) is (not has_output)  # get_reward has no final answer: an output criterion fails there
+    assert env._weights() == [c["weight"] for c in task.rubric]
