@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan, entries, writable
 from .world import make_world, iso, parse_iso, service_rng, service_faker, reveal_value
 
 SYSTEM_LABELS = ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "UNREAD", "IMPORTANT"]
@@ -100,7 +101,7 @@ def _compose(s: GmailState, to, subject, body, htmlBody, mimeType, cc, bcc, thre
     if not body.strip() and not (htmlBody or "").strip(): raise ToolError(422, "body must not be empty", "body")
     if mimeType == "text/html" and not (htmlBody or "").strip():
         raise ToolError(422, "mimeType='text/html' needs an htmlBody", "htmlBody")
-    if threadId is not None and not any(m.threadId == threadId for m in s.messages.values()):
+    if threadId is not None and not any(m.threadId == threadId for m in scan(s, "messages")):
         raise ToolError(404, f"no thread with threadId={threadId!r}", "threadId")
     if inReplyTo is not None:
         parent = _msg(s, inReplyTo, "inReplyTo")
@@ -202,7 +203,7 @@ def search_emails(s: GmailState,
             neg = word.startswith("-") and len(word) > 1
             terms.append((neg, None, word[1:] if neg else word))
     scoped = any(op in ("in", "label") for _, op, _ in terms)
-    hits = [m for m in s.messages.values()
+    hits = [m for m in scan(s, "messages")
             if (scoped or not {"TRASH", "SPAM"} & set(m.labelIds)) and _matches(s, m, terms)]
     hits.sort(key=lambda m: (m.date, m.id), reverse=True)
     return {"messages": [_summary(m) for m in hits[:min(maxResults, 500)]], "resultSizeEstimate": len(hits)}
@@ -272,20 +273,20 @@ def batch_delete_emails(s: GmailState,
     return {"deleted": ids, "batches": -(-len(ids) // batchSize)}
 
 def _label_dict(s: GmailState, l: Label) -> dict:
-    d = l.model_dump(); d["messagesTotal"] = sum(l.id in m.labelIds for m in s.messages.values()); return d
+    d = l.model_dump(); d["messagesTotal"] = sum(l.id in m.labelIds for m in scan(s, "messages")); return d
 
 @service.tool(read_only=True)
 def list_email_labels(s: GmailState) -> dict:
     "List the mailbox's system and user labels with message counts."
-    sys_ = [_label_dict(s, l) for l in s.labels.values() if l.type == "system"]
-    user = sorted((_label_dict(s, l) for l in s.labels.values() if l.type == "user"), key=lambda d: d["name"].lower())
+    sys_ = [_label_dict(s, l) for l in scan(s, "labels") if l.type == "system"]
+    user = sorted((_label_dict(s, l) for l in scan(s, "labels") if l.type == "user"), key=lambda d: d["name"].lower())
     return {"system": sys_, "user": user, "count": len(sys_) + len(user)}
 
 _MLV = Optional[Literal["show", "hide"]]
 _LLV = Optional[Literal["labelShow", "labelShowIfUnread", "labelHide"]]
 
 def _clash(s: GmailState, name: str, skip: str | None = None) -> Label | None:
-    return next((l for l in s.labels.values() if l.name.lower() == name.lower() and l.id != skip), None)
+    return next((l for l in scan(s, "labels") if l.name.lower() == name.lower() and l.id != skip), None)
 
 @service.tool
 def create_label(s: GmailState,
@@ -333,8 +334,8 @@ def delete_label(s: GmailState,
     "Delete a user label; messages keep everything else."
     _user_label(s, id)
     del s.labels[id]
-    for m in s.messages.values():
-        if id in m.labelIds: m.labelIds = [l for l in m.labelIds if l != id]
+    for mid in [k for k, m in entries(s, "messages") if id in m.labelIds]:
+        m = writable(s, "messages", mid); m.labelIds = [l for l in m.labelIds if l != id]
     return {"deleted": id}
 
 @service.tool

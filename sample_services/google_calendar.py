@@ -16,6 +16,7 @@ from typing import Literal, Optional, Union
 from zoneinfo import ZoneInfo
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan
 from .world import make_world, iso, service_rng, service_faker
 
 HOLIDAY_CAL = "en.usa#holiday@group.v.calendar.google.com"
@@ -84,8 +85,8 @@ def _zone(name: str, arg: str) -> ZoneInfo:
 
 def _cal(s: CalendarState, calendarId: str, write: bool = False) -> Calendar:
     cid = calendarId.strip()
-    c = (next((c for c in s.calendars.values() if c.primary), None) if cid == "primary" else s.calendars.get(cid)) \
-        or next((c for c in s.calendars.values() if c.summary.lower() == cid.lower()), None)
+    c = (next((c for c in scan(s, "calendars") if c.primary), None) if cid == "primary" else s.calendars.get(cid)) \
+        or next((c for c in scan(s, "calendars") if c.summary.lower() == cid.lower()), None)
     if c is None: raise ToolError(404, f"no calendar with calendarId={calendarId!r}", "calendarId")
     if write and c.accessRole == "reader": raise ToolError(422, f"calendar {c.summary!r} (calendarId={calendarId!r}) is read-only", "calendarId")
     return c
@@ -179,7 +180,7 @@ _SEND = Literal["all", "externalOnly", "none"]
 @service.tool(name="list-calendars", read_only=True)
 def list_calendars(s: CalendarState) -> dict:
     "List the calendars this account can see, with their time zones and access roles."
-    return {"calendars": [c.model_dump() for c in s.calendars.values()]}
+    return {"calendars": [c.model_dump() for c in scan(s, "calendars")]}
 
 @service.tool(name="list-events", read_only=True)
 def list_events(s: CalendarState,
@@ -193,7 +194,7 @@ def list_events(s: CalendarState,
     out = []
     for c in cals:
         lo, hi = _range(s, c, timeMin, timeMax, timeZone)
-        out += [e for e in s.events.values() if e.calendarId == c.id and _in_range(e, c.timeZone, lo, hi)]
+        out += [e for e in scan(s, "events") if e.calendarId == c.id and _in_range(e, c.timeZone, lo, hi)]
     out.sort(key=lambda e: (_instant(e.start, s.calendars[e.calendarId].timeZone), e.id))
     return {"events": [_edict(e) for e in out]}
 
@@ -212,7 +213,7 @@ def search_events(s: CalendarState,
     out = []
     for c in cals:
         lo, hi = _range(s, c, timeMin, timeMax, timeZone)
-        for e in s.events.values():
+        for e in scan(s, "events"):
             if e.calendarId != c.id or not _in_range(e, c.timeZone, lo, hi): continue
             hay = " ".join([e.summary, e.description or "", e.location or ""] +
                            [f"{a.email} {a.displayName or ''}" for a in e.attendees]).lower()
@@ -323,7 +324,7 @@ def get_current_time(s: CalendarState,
                      timeZone: Optional[str] = None,  # IANA zone to show the time in (default: the primary calendar's)
                     ) -> dict:
     "The current date and time, in a time zone and in UTC."
-    prim = next((c for c in s.calendars.values() if c.primary), None)
+    prim = next((c for c in scan(s, "calendars") if c.primary), None)
     tzname = timeZone or (prim.timeZone if prim else "UTC")
     tz = _zone(tzname, "timeZone")
     now = datetime.fromisoformat(s.now().replace("Z", "+00:00"))

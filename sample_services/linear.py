@@ -10,6 +10,7 @@ from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import read, scan, entries, ids, has, writable
 from .world import make_world, iso, parse_iso, service_rng, reveal_value
 
 STATUSES = ["Backlog", "Todo", "In Progress", "In Review", "Done", "Canceled"]
@@ -73,13 +74,17 @@ service = Service("linear", "software development & DevOps", LinearState,
 
 # --- helpers ------------------------------------------------------------------------------------
 def _issue(s: LinearState, ref: str, arg: str) -> Issue:
-    i = s.issues.get(ref) or next((x for x in s.issues.values() if x.identifier.lower() == ref.strip().lower()), None)
-    if i is None: raise ToolError(404, f"no issue with {arg}={ref!r}", arg)
-    return i
+    "The issue `ref` (its id, or an identifier such as ENG-12) as a copy the running call may change; 404 naming `arg`."
+    k = ref if has(s, "issues", ref) else next((k for k, x in entries(s, "issues") if x.identifier.lower() == ref.strip().lower()), None)
+    if k is None: raise ToolError(404, f"no issue with {arg}={ref!r}", arg)
+    return writable(s, "issues", k)
 
 def _team(s: LinearState, teamId: str) -> Team:
-    t = s.teams.get(teamId) or next((t for t in s.teams.values() if t.id.lower() == teamId.strip().lower()), None)
-    if t is None: raise ToolError(404, f"no team with teamId={teamId!r} (teams: {', '.join(s.teams)})", "teamId")
+    "The team `teamId` (its key, any case), shared and sealed; 404 naming `teamId`."
+    t = read(s, "teams", teamId) or next((t for t in scan(s, "teams") if t.id.lower() == teamId.strip().lower()), None)
+    if t is None:
+        names = ", ".join(ids(s, "teams"))
+        raise ToolError(404, f"no team with teamId={teamId!r} (teams: {names})", "teamId")
     return t
 
 def _priority(p: Optional[float], arg: str = "priority") -> Optional[int]:
@@ -121,6 +126,7 @@ def linear_create_issue(s: LinearState,
     "Create an issue in a team and return it with its identifier (e.g. ENG-81) and URL."
     title = _title(title)
     team = _team(s, teamId)
+    team = writable(s, "teams", next(k for k, t in entries(s, "teams") if t is team))   # its issue counter moves
     p, st = _priority(priority), _status(status)
     i = s.new_id("iss")
     ident = f"{team.id}-{team.next_number}"
@@ -171,7 +177,7 @@ def linear_search_issues(s: LinearState,
     st, p = _status(status), _priority(priority)
     if assigneeId is not None and assigneeId not in s.users: raise ToolError(404, f"no user with assigneeId={assigneeId!r}", "assigneeId")
     words = (query or "").lower().split()
-    hits = [i for i in s.issues.values()
+    hits = [i for i in scan(s, "issues")
             if (includeArchived or not i.archived) and (team is None or i.teamId == team) and (st is None or i.status == st)
             and (assigneeId is None or i.assigneeId == assigneeId) and (p is None or i.priority == p)
             and (estimate is None or i.estimate == estimate) and all(l in i.labels for l in labels or [])
@@ -189,7 +195,7 @@ def linear_get_user_issues(s: LinearState,
     n = _limit(limit)
     uid = userId if userId is not None else s.me
     if uid not in s.users: raise ToolError(404, f"no user with userId={userId!r}", "userId")
-    hits = sorted((i for i in s.issues.values() if i.assigneeId == uid and (includeArchived or not i.archived)),
+    hits = sorted((i for i in scan(s, "issues") if i.assigneeId == uid and (includeArchived or not i.archived)),
                   key=lambda i: (i.updatedAt, i.id), reverse=True)
     return {"user": s.users[uid].name, "issues": [_idict(s, i) for i in hits[:n]]}
 

@@ -12,6 +12,7 @@ import functools, math, re
 from typing import Literal, Optional
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan
 from .world import make_world, haversine_km, fmt_coords, service_rng, service_faker, stable_int, US_STATES
 
 SPEED_KMH = {"driving": 70.0, "transit": 35.0, "bicycling": 16.0, "walking": 5.0}
@@ -57,7 +58,7 @@ def _aliases(p: Place) -> set[str]:
 def _lookup(s: MapsState, address: str) -> Optional[Place]:
     "The place an address names: towns before businesses, exact (normalised) matches only."
     a = _norm(address)
-    order = sorted(s.places.values(), key=lambda p: ("locality" not in p.types, p.id))
+    order = sorted(scan(s, "places"), key=lambda p: ("locality" not in p.types, p.id))
     return next((p for p in order if a in _aliases(p)), None)
 
 def _check_latlng(lat: float, lng: float, arg_lat: str = "latitude", arg_lng: str = "longitude"):
@@ -78,7 +79,7 @@ def _point(s: MapsState, text: str, arg: str) -> tuple[float, float, str]:
 
 def _nearest(s: MapsState, lat: float, lng: float, within_km: float, towns_only: bool = False) -> Optional[Place]:
     best, bd = None, within_km
-    for p in sorted(s.places.values(), key=lambda p: p.id):
+    for p in sorted(scan(s, "places"), key=lambda p: p.id):
         if towns_only and "locality" not in p.types: continue
         d = haversine_km(lat, lng, p.lat, p.lng)
         if d <= bd: best, bd = p, d
@@ -153,7 +154,7 @@ def maps_search_places(s: MapsState,
         if not (-90 <= lat <= 90 and -180 <= lng <= 180): raise ToolError(422, f"location={location!r} is outside the valid range", "location")
         center = (lat, lng)
     hits = []
-    for p in s.places.values():
+    for p in scan(s, "places"):
         hay = _norm(f"{p.name} {p.formatted_address} {' '.join(p.types)}").replace(",", " ")
         if not all(w in hay for w in words): continue
         d = haversine_km(center[0], center[1], p.lat, p.lng) * 1000 if center else None

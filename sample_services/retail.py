@@ -20,6 +20,7 @@ from typing import Annotated, Literal, Optional, Union
 from pydantic import Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan
 from .world import make_world, service_rng, service_faker, US_STATES
 
 __all__ = ["service", "RetailState", "Product", "Variant", "User", "Order", "load_tau2_db", "tau2_db", "tau2_record", "tau2_text",
@@ -264,7 +265,7 @@ def find_user_id_by_email(s: RetailState,
                          ) -> str:
     "Find a customer's user id from their email address."
     e = email.strip().lower()
-    for u in s.users.values():
+    for u in scan(s, "users"):
         if u.email.lower() == e: return u.user_id
     raise ToolError(404, f"User not found: no user has email={email!r}", "email")
 
@@ -276,7 +277,7 @@ def find_user_id_by_name_zip(s: RetailState,
                             ) -> str:
     "Find a customer's user id from their first name, last name and zip code."
     f, l = first_name.strip().lower(), last_name.strip().lower()
-    for u in s.users.values():
+    for u in scan(s, "users"):
         if u.name.first_name.lower() == f and u.name.last_name.lower() == l and u.address.zip == zip.strip(): return u.user_id
     raise ToolError(404, f"User not found: no user named {first_name} {last_name} with zip={zip!r}", "zip")
 
@@ -299,7 +300,7 @@ def get_item_details(s: RetailState,
                      item_id: str,  # the item (variant) id
                     ) -> dict:
     "Get one item (a variant of some product): options, availability and price."
-    for p in s.products.values():
+    for p in scan(s, "products"):
         if item_id in p.variants: return p.variants[item_id].model_dump(mode="json")
     raise ToolError(404, f"Item not found: item_id={item_id!r}", "item_id")
 
@@ -313,7 +314,7 @@ def get_user_details(s: RetailState,
 @service.tool(read_only=True)
 def list_all_product_types(s: RetailState) -> dict:
     "List every product type as {name: product_id}, sorted by name."
-    return dict(sorted((p.name, p.product_id) for p in s.products.values()))
+    return dict(sorted((p.name, p.product_id) for p in scan(s, "products")))
 
 @service.tool(read_only=True)
 def transfer_to_human_agents(s: RetailState,

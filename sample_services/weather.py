@@ -16,6 +16,7 @@ from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.state import scan
 from .world import make_world, iso, haversine_km, service_rng, stable_int, US_STATES
 
 COVER_KM = 15.0
@@ -68,7 +69,7 @@ service = Service("weather", "travel, maps & weather", WeatherState,
 
 def _nearest(s: WeatherState, lat: float, lng: float) -> Optional[Forecast]:
     best, bd = None, COVER_KM
-    for f in sorted(s.forecasts.values(), key=lambda f: f.id):
+    for f in sorted(scan(s, "forecasts"), key=lambda f: f.id):
         d = haversine_km(lat, lng, f.latitude, f.longitude)
         if d <= bd: best, bd = f, d
     return best
@@ -85,7 +86,7 @@ def get_alerts(s: WeatherState,
     "Active weather alerts for a US state (an empty list when there are none)."
     code = state.strip().upper()
     if code not in US_STATES: raise ToolError(422, f"state={state!r} is not a two-letter US state code such as 'CA'", "state")
-    hits = sorted((a for a in s.alerts.values() if a.state == code), key=lambda a: (a.onset, a.id))
+    hits = sorted((a for a in scan(s, "alerts") if a.state == code), key=lambda a: (a.onset, a.id))
     return [{"event": a.event, "area": a.area, "severity": a.severity, "description": a.description,
              "instructions": a.instructions} for a in hits]
 
