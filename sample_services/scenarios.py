@@ -36,8 +36,7 @@ def _play_weather(p, st: dict) -> None:
     event, title = f"{st['event']} #{n}", f"{st['event']} #{n}: {st['plan']}"
     venue = rng.choice(w.places).label
     alt = st["alt"].format(n=n, code=rng.randint(100, 999))
-    guests = rng.sample(w.others, rng.randint(4, 5))
-    guests = [g for g in guests if g != org][:4]
+    guests = [g for g in rng.sample(w.others, 6) if g != org][:rng.randint(4, 5)]
     statuses = ["accepted"] * (len(guests) - 1) + ["declined"]
     rng.shuffle(statuses)
     accepted = [g for g, s in zip(guests, statuses) if s == "accepted"]
