@@ -295,13 +295,15 @@ def test_widget_manager_renders_views(site, tmp_path):
     """Every widget-view output on every widget page becomes a live view: the manager inserts `div.widget-subarea`
     before the view's script and a `.jupyter-widgets` element inside it. The built HTML has neither."""
     _need_chromium()
+    checked = []
     for page in widget_pages(site):
         raw = BeautifulSoup(page.read_text(), "html.parser")
         assert not raw.select(".widget-subarea, .jupyter-widgets"), f"{page}: widget elements written into the HTML"
         state = json.loads(raw.find("script", type=STATE).string)["state"]
         views = [json.loads(s.string)["model_id"] for s in raw.find_all("script", type=VIEW)]
         views = [m for m in views if m in state]
-        assert views, f"{page}: no widget view with state"
+        if not views: continue  # state of widgets that show no view on the page (e.g. a finished tqdm bar): nothing to render
+        checked.append(page)
         dom = BeautifulSoup(render(page, tmp_path), "html.parser")
         rendered = [s for s in dom.find_all("script", type=VIEW) if json.loads(s.string)["model_id"] in state]
         assert len(rendered) == len(views)
@@ -315,3 +317,4 @@ def test_widget_manager_renders_views(site, tmp_path):
             assert "K squared = 49" in labels, labels
             assert dom.select(".widget-readout") and dom.select(".widget-readout")[0].get_text() == "7"
             assert dom.select(".widget-output img, .widget-output .jp-RenderedImage"), "the plot in the Output widget"
+    assert checked, "no page of the site shows a widget view"
