@@ -158,14 +158,9 @@ class Env:
             arguments: The tool's arguments as an object.
         """
         self.called.add("call_tool"); return '{"ok": true, "data": {"messages": []}}'
-    def criteria(self) -> list:
+    def _criteria(self, answer=None) -> list:
+        "The b vector (private: TRL shows every public method as a tool)."
         return [int("call_tool" in self.called), int("list_services" in self.called)]
-
-def completion_focused(b, lam=0.01):
-    "Eq. 5 of the paper for one rollout group (a local copy; the rewards layer owns the real one)."
-    import numpy as np
-    b = np.asarray(b, dtype=float); w = lam + 1 - b.mean(0)
-    return (b * w).sum(1) / w.sum()
 
 def tokens_per_s(log):
     "Tokens/s between the first and last logged steps (the first step, with its compilation and warm-up, is excluded)."
@@ -241,7 +236,7 @@ def cmd_train(a):
     prompts = [{"prompt": f"List the services, then search the mail for 'key-{i}'.", "task_id": f"t{i}"}
                for i in range(a.batch // n * (a.grpo_steps + 1))]
     if cuda: torch.cuda.empty_cache(); torch.cuda.reset_peak_memory_stats()
-    out = grpo(a.model_dir, prompts, Env, completion_focused, cfg, work / f"grpo_{a.backend}")
+    out = grpo(a.model_dir, prompts, Env, "completion_focused", cfg, work / f"grpo_{a.backend}")   # Eq. 5, from the rewards registry
     res.update(grpo_steps=out["steps"], grpo_seconds=round(out["seconds"], 2), grpo_tokens_per_s=tokens_per_s(out["log"]),
                grpo_peak_gib=torch.cuda.max_memory_allocated() / 2**30 if cuda else None,
                grpo_reward_by_step=[h["reward_mean"] for h in out["history"]])
