@@ -6,10 +6,8 @@ Docs: https://compoworld.github.io/compoworld_nb/service.html.md"""
 
 # %% ../nbs/01_service.ipynb #5db3e89b
 from __future__ import annotations
-import copy, hashlib, inspect, json, reprlib, threading, time, typing, weakref
-from bisect import bisect_left
+import inspect, json, reprlib, threading, time, typing
 from itertools import repeat
-from operator import is_
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 from fastcore.docments import docments
