@@ -473,7 +473,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     g.add_argument("--reward", default=None, help="reward variant GRPO trains with: a name in rewards.REWARDS (settings: rewards.variant)")
     g.add_argument("--obs-chars", type=_positive(int, "--obs-chars"), default=None, help="longest observation shown, in characters")
     for x in (s, g):
-        x.add_argument("--model", required=True, help="a local HF model directory" + (", or 'tiny' to build one" if x is s else ""))
+        x.add_argument("--model", required=True, help="a local HF model directory, a pretrained short name (smollm2-135m)"
+                       + (", or 'tiny' to build one" if x is s else ""))
         x.add_argument("--out", required=True, help="directory the trained model is saved to")
         x.add_argument("--profile", default=None, help="settings.ini profile to overlay (e.g. demo)")
         x.add_argument("--lr", type=_positive(float, "--lr"), default=None, help="learning rate (settings: sft.lr / grpo.lr)")
@@ -539,6 +540,10 @@ def cmd_train(a: argparse.Namespace) -> dict:
         raise TrainArgError("--backend unsloth needs a CUDA GPU and none is available here; use --backend trl")
     out = Path(a.out)
     if out.exists() and not out.is_dir(): raise TrainArgError(f"--out {a.out!r} exists and is not a directory")
+    from compoworld_nb.pretrained import PRETRAINED, ModelFetchError, pretrained_dir
+    if a.model in PRETRAINED:   # a short name: the cached pretrained model (fetched and converted on first use)
+        try: a.model = str(pretrained_dir(a.model))
+        except ModelFetchError as e: raise TrainArgError(f"--model {a.model!r}: {e}") from None
     if not (a.train_cmd == "sft" and a.model == "tiny") and not (Path(a.model) / "config.json").is_file() \
             and not (Path(a.model) / "adapter_config.json").is_file():
         raise TrainArgError(f"--model {a.model!r} is not a model directory (no config.json)"
