@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/export.html.md"""
 
 # %% ../nbs/13b_export.ipynb #3427ae07
 from __future__ import annotations
-import argparse, json, sys
+import argparse, hashlib, json, sys
 from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
@@ -86,14 +86,15 @@ def features() -> dict:
 # %% ../nbs/13b_export.ipynb #da171f49
 def _dist(c: Counter) -> str: return ", ".join(f"{k}: {v}" for k, v in sorted(c.items()))
 
-def dataset_card(tasks: list[Task], trajectories: list[Trajectory], n_sft: int) -> str:
-    "README.md text: YAML (configs tasks / trajectories / sft, license, tags) and how the data was made (services, seeds, K, L, admission rules, counts)."
+def dataset_card(tasks: list[Task], trajectories: list[Trajectory], n_sft: int, files: dict[str, str] | None = None) -> str:
+    "README.md text: YAML (configs tasks / trajectories / sft with their `files` {config: path in the folder}, license, tags) and how the data was made (services, seeds, K, L, admission rules, counts)."
+    files = files or {n: f"data/{n}.parquet" for n in ("tasks", "trajectories", "sft")}   # only the configs written
     from compoworld_nb import __version__
     svc = Counter(s for t in tasks for s in t.services)
     seeds = sorted({t.meta["seed"] for t in tasks if "seed" in t.meta})
     pol = Counter(t.policy for t in trajectories)
     ok_ = sum(t.success for t in trajectories)
-    cfg = "".join(f"- config_name: {n}\n  data_files:\n  - split: train\n    path: data/{n}.parquet\n" for n in ("tasks", "trajectories", "sft"))
+    cfg = "".join(f"- config_name: {n}\n  data_files:\n  - split: train\n    path: {files[n]}\n" for n in ("tasks", "trajectories", "sft") if n in files)
     return f"""---
 license: apache-2.0
 tags: [agents, tool-use, reinforcement-learning, compoworld]
@@ -136,7 +137,7 @@ sft = load_dataset("PATH_OR_REPO", "sft", split="train")   # SFTTrainer(train_da
 
 # %% ../nbs/13b_export.ipynb #da7170b3
 def export_dataset(tasks: Iterable[Task], trajectories: Iterable[Trajectory], out: str | Path) -> dict:
-    "Write `out/` (README.md + data/{tasks,trajectories,sft}.parquet) for `datasets.load_dataset(out, CONFIG)`; returns the counts. ValueError for a trajectory of an unknown task or a bad `out`."
+    "Write `out/` (README.md + data/{tasks,trajectories,sft}-DIGEST.parquet; a table with no rows is left out) for `datasets.load_dataset(out, CONFIG)`; returns the counts. ValueError for a trajectory of an unknown task or a bad `out`."
     from datasets import Dataset
     tasks, trajectories = list(tasks), list(trajectories)
     ids = {t.id for t in tasks}
@@ -147,9 +148,14 @@ def export_dataset(tasks: Iterable[Task], trajectories: Iterable[Trajectory], ou
     stage = staging_dir(out)
     try:
         (stage / "data").mkdir()
+        files = {}
         for name, rows in (("tasks", [task_row(t) for t in tasks]), ("trajectories", [trajectory_row(t) for t in trajectories]), ("sft", sft)):
-            Dataset.from_list(rows, features=feats[name]).to_parquet(str(stage / "data" / f"{name}.parquet"))
-        (stage / "README.md").write_text(dataset_card(tasks, trajectories, len(sft)), encoding="utf-8")
+            if not rows: continue                                            # `load_dataset` cannot read an empty split: no config
+            tmp = stage / "data" / f"{name}.parquet"
+            Dataset.from_list(rows, features=feats[name]).to_parquet(str(tmp))
+            digest = hashlib.sha256(tmp.read_bytes()).hexdigest()[:12]   # in the name: `datasets` caches a local folder by its data-file paths
+            files[name] = f"data/{name}-{digest}.parquet"; tmp.rename(stage / files[name])
+        (stage / "README.md").write_text(dataset_card(tasks, trajectories, len(sft), files), encoding="utf-8")
         publish(stage, out)
     except BaseException:
         import shutil; shutil.rmtree(stage, ignore_errors=True); raise
