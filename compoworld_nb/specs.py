@@ -139,7 +139,7 @@ def _merge_all_of(s: dict, ctx: _Ctx, path) -> dict:
             elif k in ("description", "title", "$comment", "examples", "default"): out.setdefault(k, v)
             elif k not in out: out[k] = v
             elif out[k] != v: ctx.fail(where + (k,), f"allOf branches disagree on {k!r} ({out[k]!r:.40} vs {v!r:.40})")
-    ctx.note(path + ("allOf",), "allof_merged", f"{len(parts)} branch(es) merged into one schema")
+    ctx.note(path, "allof_merged", f"{len(parts)} branch(es) merged into one schema")
     return out
 
 def _prefix_items(s: dict, ctx: _Ctx, path) -> dict:
@@ -154,7 +154,7 @@ def _prefix_items(s: dict, ctx: _Ctx, path) -> dict:
     out["items"] = kinds[0] if len(kinds) == 1 else {"anyOf": kinds}
     out.setdefault("minItems", len(items))
     if extra is False or extra is None: out.setdefault("maxItems", len(items))
-    ctx.note(path + ("prefixItems",), "tuple_as_array", f"{len(items)} positions -> items of {len(kinds)} kind(s), length bounds kept")
+    ctx.note(path, "tuple_as_array", f"{len(items)} positions -> items of {len(kinds)} kind(s), length bounds kept")
     return out
 
 _JS_NAMED = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
