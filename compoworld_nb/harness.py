@@ -20,7 +20,7 @@ from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'TaskEnvironment',
+__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'TaskEnvironment', 'tool_schema',
            'meta_tool_schemas', 'Policy', 'ScriptedPolicy', 'HFPolicy', 'OpenAIPolicy', 'make_policy',
            'decode_arguments', 'run_episode', 'rollout_group']
 
@@ -186,11 +186,43 @@ class TaskEnvironment:
         if self.env is None: raise RuntimeError("call reset(task_id=...) first")
         return self.env.criteria(answer)
 
+_JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}   # the hints tools here use (TRL writes these the same)
+
+def _json_type(hint, where: str) -> dict:
+    "`{'type': ...}` (plus `'nullable': True` for `X | None`) of a parameter's type hint; TypeError naming `where` for a type JSON has no name for."
+    import typing
+    args = typing.get_args(hint)
+    if type(None) in args and len(args) == 2: return {**_json_type(next(a for a in args if a is not type(None)), where), "nullable": True}
+    t = _JSON_TYPES.get(typing.get_origin(hint) or hint)
+    if t is None: raise TypeError(f"{where}: no JSON type for {hint!r}")
+    return {"type": t}
+
+def tool_schema(fn: Callable) -> dict:
+    """The OpenAI function schema of `fn` from its signature and Google-style docstring (summary, `Args:`, `Returns:`),
+    written as TRL writes it for GRPO prompts (`transformers.utils.get_json_schema`; tests/test_meta_tool_schemas.py
+    holds them equal) without needing transformers. ValueError naming a missing docstring or argument description."""
+    import re, typing
+    where = getattr(fn, "__qualname__", repr(fn))
+    doc = inspect.cleandoc(fn.__doc__ or "")
+    if not doc: raise ValueError(f"{where} has no docstring: a tool needs one (its description)")
+    parts = re.split(r"^(Args|Returns):[ \t]*$", doc, flags=re.M)
+    sec = dict(zip(parts[1::2], parts[2::2]))
+    argd = {m[1]: " ".join(m[2].split()) for m in re.finditer(r"^[ \t]*(\w+):[ \t]*(.*(?:\n(?![ \t]*\w+:).*)*)", sec.get("Args", ""), flags=re.M)}
+    hints = typing.get_type_hints(fn)
+    props, req = {}, []
+    for name, p in inspect.signature(fn).parameters.items():
+        if name not in argd: raise ValueError(f"{where}: argument {name!r} has no description under Args:")
+        props[name] = {**_json_type(hints[name], f"{where}({name})"), "description": argd[name]}
+        if p.default is inspect.Parameter.empty: req.append(name)
+    out = {"name": fn.__name__, "description": parts[0].strip(), "parameters": {"type": "object", "properties": props, **({"required": req} if req else {})}}
+    if "return" in hints:
+        out["return"] = {**_json_type(hints["return"], f"{where} return"), **({"description": " ".join(sec["Returns"].split())} if "Returns" in sec else {})}
+    return {"type": "function", "function": out}
+
 def meta_tool_schemas(env_cls: type = TaskEnvironment) -> list[dict]:
-    "OpenAI function schemas of the environment's tools, built from its public methods exactly as TRL builds them for GRPO prompts (`transformers.utils.get_json_schema`, methods in name order)."
-    from transformers.utils import get_json_schema
+    "OpenAI function schemas of the environment's tools (`tool_schema` of each public method but `reset`/`get_reward`, in name order, as TRL lists them)."
     probe = env_cls.__new__(env_cls)   # bound methods, as TRL sees them on an instance (no episode is started)
-    return [get_json_schema(m) for n, m in inspect.getmembers(probe, inspect.ismethod) if n not in ("reset", "get_reward") and not n.startswith("_")]
+    return [tool_schema(m) for n, m in inspect.getmembers(probe, inspect.ismethod) if n not in ("reset", "get_reward") and not n.startswith("_")]
 
 META_TOOLS = meta_tool_schemas()   # the one set of meta-tool schemas: SFT rows, policies, GRPO prompts and the docs all show these
 META_NAMES = [m["function"]["name"] for m in META_TOOLS]
