@@ -62,7 +62,7 @@ def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = (
         out[role] = rng.choice(pool); used.add(out[role])
     return out
 
-# %% ../nbs/08b_scenario.ipynb #ee9a9b09
+# %% ../nbs/08b_scenario.ipynb #d225e69e
 def _absent_rivals(value: Any, rivals: list) -> list:
     "The rivals a text holding `value` can be asked to leave out: those that are not inside `value` itself (as whole tokens)."
     from compoworld_nb.rubric import text_contains
@@ -109,8 +109,11 @@ class Play:
         if rivals:
             self.candidates[cid] = list(rivals)
             out = _absent_rivals(value, rivals)
-            if out: self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
-                               "field": sel.get("field"), "op": "excludes", "value": out, "description": f"{description}, and none of the other {len(out)} candidates"})
+            same = lambda c: (c["op"], c.get("service"), c["collection"], c["where"], c["field"], c["value"]) == \
+                             ("excludes", self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"), out)
+            if out and not any(same(c) for c in self.criteria if c["kind"] == "state"):     # one "others absent" check per text
+                self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
+                           "field": sel.get("field"), "op": "excludes", "value": out, "description": f"{description}, and none of the other {len(out)} candidates"})
         return cid
 
     def exclude(self, sel: dict, description: str, mistake: dict | None = None) -> str:
