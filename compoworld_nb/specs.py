@@ -17,8 +17,8 @@ from .service import Service, State, Tool
 # %% auto #0
 __all__ = ['JSON_TYPES', 'SAFE_INT', 'KNOWN_KEYWORDS', 'UNSUPPORTED', 'specs_dir', 'spec_slugs', 'load_spec', 'spec_tools',
            'SpecImportError', 'json_path', 'ImportedTool', 'apply_patch', 'restore_tool', 'import_tool',
-           'ImportedTools', 'import_spec', 'explained', 'args_model_from_schema', 'spec_tool', 'scaffold_service',
-           'add_simulated_tools', 'conformance', 'library_stats']
+           'ImportedTools', 'import_spec', 'server_spec', 'explained', 'args_model_from_schema', 'spec_tool',
+           'scaffold_service', 'add_simulated_tools', 'conformance', 'library_stats']
 
 # %% ../nbs/02_specs.ipynb #1adf70d7
 def specs_dir() -> Path:
@@ -418,6 +418,43 @@ def import_spec(spec: str | dict, strict: bool = False) -> ImportedTools:
         seen.add(it.name); out.append(it)
     if tools and not out: raise out.skipped[0]
     return out
+
+# %% ../nbs/02_specs.ipynb #b192d009
+def server_spec(target: str | list,        # an http(s) URL (streamable HTTP) or a server command (a string or an argv list, stdio)
+                timeout: float = 60.0,     # seconds for connecting and listing
+                server: str | None = None, # the spec's `server` name (default: the name the server reports)
+               ) -> dict:
+    "A live MCP server's `tools/list` (every page) read through the official `mcp` SDK client, as a spec dict `{server, tools}` that `import_spec` takes like a file. ValueError naming the target when it cannot be reached."
+    import anyio, shlex, tempfile, threading
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    if isinstance(target, str) and re.match(r"https?://", target): transport = target
+    else:
+        argv = shlex.split(target) if isinstance(target, str) else [str(x) for x in target]
+        if not argv: raise ValueError("server command is empty")
+        errlog = tempfile.TemporaryFile("w+")                 # the server's stderr (Jupyter's own has no file descriptor)
+        transport = stdio_client(StdioServerParameters(command=argv[0], args=argv[1:]), errlog=errlog)
+    async def go():
+        with anyio.fail_after(timeout):
+            async with Client(transport) as c:
+                tools, cursor = [], None
+                while True:
+                    page = await c.list_tools(cursor=cursor)
+                    tools += [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in page.tools]
+                    cursor = getattr(page, "next_cursor", None)
+                    if not cursor: break
+                info = getattr(c, "server_info", None)
+                return {"server": server or getattr(info, "name", None) or "server", "tools": tools}
+    out: dict = {}
+    def run():
+        try: out["spec"] = anyio.run(go)
+        except BaseException as e: out["error"] = e
+    th = threading.Thread(target=run, daemon=True); th.start(); th.join()      # its own event loop (works inside Jupyter's)
+    if "error" in out:
+        e = out["error"]
+        while isinstance(e, BaseExceptionGroup) and e.exceptions: e = e.exceptions[0]
+        raise ValueError(f"MCP server {target!r} could not be read: {type(e).__name__}: {str(e)[:200]}") from None
+    return out["spec"]
 
 # %% ../nbs/02_specs.ipynb #2ae39783
 def explained(t: ImportedTool) -> bool:

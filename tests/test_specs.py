@@ -377,3 +377,18 @@ def test_vendor_keywords_anywhere_never_fail_an_import(key, val, where):
     it = import_tool(tool, "s")
     assert it.parameters["properties"]["x"] == {"type": "array", "items": {"type": "string"}}
     assert restore_tool(it) == tool and explained(it)
+
+
+def test_a_live_server_tools_list_is_read_through_the_sdk_client():
+    import sys
+    from compoworld_nb.specs import server_spec
+    import sample_services
+    live = server_spec([sys.executable, "-m", "compoworld_nb.serve", "--services", "weather,crm"])
+    lib = sample_services.load_library()
+    assert live["server"] == "compoworld" and len(live["tools"]) == len(lib["weather"].tools) + len(lib["crm"].tools)
+    its = import_spec(live)
+    assert its.skipped == [] and {t.name for t in its} == {t["name"] for t in live["tools"]}
+    one = next(t for t in its if t.name.startswith("weather__"))
+    assert one.parameters == lib["weather"].tools[one.name.split("__", 1)[1]].parameters
+    with pytest.raises(ValueError, match="could not be read"): server_spec([sys.executable, "-c", "print('not a server')"], timeout=30)
+    with pytest.raises(ValueError, match="could not be read"): server_spec("http://127.0.0.1:9/mcp", timeout=30)
