@@ -11,7 +11,7 @@ bulk creation and invitation responses; the `fields` selector (every field is al
 """
 from __future__ import annotations
 import functools, json, re
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from typing import Literal, Optional, Union
 from zoneinfo import ZoneInfo
 from compoworld_nb.core import EPOCH, ToolError
@@ -79,9 +79,17 @@ service = Service("calendar", "productivity & collaboration", CalendarState,
 
 
 # --- helpers ------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def _zone_names() -> frozenset:
+    import zoneinfo
+    # the zone database folder may hold 'localtime' (a link to the host's /etc/localtime): never a zone a task may name
+    return frozenset(n for n in zoneinfo.available_timezones() if n != "localtime" and not n.startswith(("posix/", "right/")))
+
 def _zone(name: str, arg: str) -> ZoneInfo:
-    try: return ZoneInfo(name)
-    except Exception: raise ToolError(422, f"{arg}={name!r} is not an IANA time zone such as 'America/New_York'", arg)
+    "An IANA zone by name; 422 for anything else ('localtime' would read the host's /etc/localtime)."
+    if not isinstance(name, str) or name not in _zone_names():
+        raise ToolError(422, f"{arg}={name!r} is not an IANA time zone such as 'America/New_York'", arg)
+    return ZoneInfo(name)
 
 def _cal(s: CalendarState, calendarId: str, write: bool = False) -> Calendar:
     cid = calendarId.strip()
@@ -130,7 +138,11 @@ def _when(value: str, arg: str, tzname: str) -> tuple[EventTime, datetime]:
         return EventTime(date=v), datetime.combine(d, time(0), tz)
     try: dt = datetime.fromisoformat(v.replace("Z", "+00:00"))
     except ValueError: raise ToolError(422, f"{arg}={value!r} is not an ISO-8601 date-time like '2025-03-10T10:00:00'", arg)
-    if dt.tzinfo is None: dt = dt.replace(tzinfo=tz)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=tz)
+        back = dt.astimezone(timezone.utc).astimezone(tz)
+        if back.replace(tzinfo=None) != dt.replace(tzinfo=None):   # a wall time the clocks skip (spring forward)
+            raise ToolError(422, f"{arg}={value!r} does not exist in {tzname} (the clocks skip it at the change to summer time)", arg)
     local = dt.astimezone(tz)
     return EventTime(dateTime=local.isoformat(), timeZone=tzname), local
 

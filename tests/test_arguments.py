@@ -120,3 +120,22 @@ def test_glob_patterns_that_backtracked_are_answered():
         assert o["ok"] and sum(p.endswith("/" + "a" * 40) for p in o["data"]) == n
     o = fs.call(s1, "search_files", {"path": s0.root, "pattern": "ü" * 1001})[1]
     assert o["error"]["code"] == 400 and "at most 1000" in o["error"]["message"]
+
+
+@pytest.mark.parametrize("args,needle", [
+    ({"start": "2025-03-09T02:30:00", "end": "2025-03-09T03:30:00", "timeZone": "America/Chicago"}, "does not exist in America/Chicago"),
+    ({"start": "2025-03-28T02:30:00", "end": "2025-03-28T03:00:00", "timeZone": "Asia/Jerusalem"}, "does not exist in Asia/Jerusalem"),
+    ({"start": "2025-03-10T10:00:00", "end": "2025-03-10T11:00:00", "timeZone": "localtime"}, "is not an IANA time zone"),
+    ({"start": '{"dateTime": "2025-03-10T10:00:00", "timeZone": "localtime"}', "end": "2025-03-10T11:00:00"}, "is not an IANA time zone"),
+])
+def test_calendar_refuses_times_that_do_not_exist_and_the_host_zone(args, needle):
+    c, s0 = LIB["calendar"], S0["calendar"]
+    s1, o = c.call(s0, "create-event", {"calendarId": "primary", "summary": "x", **args})
+    assert s1 is s0 and o["error"]["code"] == 422 and needle in o["error"]["message"], o
+
+
+def test_calendar_fall_back_hour_and_utc_spelling_are_accepted():
+    c, s0 = LIB["calendar"], S0["calendar"]
+    s1, o = c.call(s0, "create-event", {"calendarId": "primary", "summary": "x", "start": "2025-11-02T01:30:00", "end": "2025-11-02T02:30:00",
+                                        "timeZone": "America/Chicago"})
+    assert o["ok"] and o["data"]["start"]["dateTime"] == "2025-11-02T01:30:00-05:00"
