@@ -19,7 +19,7 @@ For the "before" figures run the same file against the starting commit:
     cd /work/base && PYTHONPATH=/work/base python /work/main/benchmarks/tool_inputs.py --n 500
 """
 from __future__ import annotations
-import argparse, json, math, signal, sys, time
+import argparse, json, math, reprlib, signal, sys, time
 
 SLOW_S = 0.1
 HANG_S = 10.0     # a call still running after this is stopped (SIGALRM) and counted as `hung` (and uncaught)
@@ -50,7 +50,7 @@ def check_tool(service, tool: str, inputs: list, state_hash) -> dict:
            "examples": {}}
     def note(kind, x, detail):
         row[kind] += 1
-        row["examples"].setdefault(kind, f"{tool}: {detail[:160]} | input {repr(x)[:120]}")
+        row["examples"].setdefault(kind, f"{tool}: {detail[:160]} | input {reprlib.repr(x)[:120]}")
     for x in inputs:
         row["inputs"] += 1
         t0 = time.perf_counter()
@@ -116,6 +116,8 @@ def main(argv=None) -> dict:
             for k, v in r["examples"].items(): agg["examples"].setdefault(k, v)
         agg["max_ms"] = round(agg["max_ms"], 1)
         rows[name] = agg
+        if a.json:                                           # one line per finished service (partial results survive a stop)
+            print(json.dumps({"service": name, **{k: v for k, v in agg.items() if k != "examples"}}, sort_keys=True), flush=True)
     keys = ("tools", "inputs", "ok", "hung", "uncaught", "x500", "unhashable", "changed_on_error", "slow")
     total = {k: sum(r[k] for r in rows.values()) for k in keys}
     total["max_ms"] = max((r["max_ms"] for r in rows.values()), default=0.0)
