@@ -294,16 +294,20 @@ def _kind(query: str) -> tuple[str, str]:
     m = _FIRST.match(query)
     return ((m.group(1) or "").upper(), (m.group(2) or "").upper()) if m else ("", "")
 
+_TICKS = threading.local()
+_MAX_TICKS = 200                 # progress-handler calls per statement, each after 10k VM steps: a work budget of 2M steps
+
 def _interrupt() -> int:
-    "SQLite progress handler: non-zero (abort the statement) once the current tool call is past its time budget."
-    at = call_deadline()
-    return 1 if at is not None and time.monotonic() > at else 0
+    "SQLite progress handler: non-zero (abort the statement) past the work budget; counted in VM steps, never wall time, so the answer is the same under any load."
+    n = getattr(_TICKS, "n", 0) + 1
+    _TICKS.n = n
+    return 1 if n > _MAX_TICKS else 0
 
 def _fetch(cur) -> list:
     "`cur.fetchall()` with a statement stopped by `_interrupt` answered as a 504 (a recursive CTE that never ends)."
     try: return cur.fetchall()
     except sqlite3.OperationalError as e:
-        if "interrupted" in str(e): raise ToolError(504, f"the query ran past the call's time budget of {CALL_BUDGET_S:g} s", "query") from None
+        if "interrupted" in str(e): raise ToolError(504, f"the query ran past its work budget of {_MAX_TICKS * 10_000:,} SQLite steps", "query") from None
         raise ToolError(400, f"SQL error: {e}", "query") from None
 
 def _finite_rows(rows, what: str) -> None:
@@ -314,12 +318,13 @@ def _finite_rows(rows, what: str) -> None:
                 raise ToolError(422, f"{what} holds the non-finite number {v!r}, which has no JSON form", "query")
 
 def _run(con: sqlite3.Connection, query: str):
-    con.set_progress_handler(_interrupt, 10_000)      # every ~10k virtual-machine steps: bounded time per call
+    _TICKS.n = 0
+    con.set_progress_handler(_interrupt, 10_000)      # every ~10k virtual-machine steps: bounded work per call
     try: return con.execute(query)
     except sqlite3.IntegrityError as e: raise ToolError(409, f"constraint failed: {e}", "query") from None
     except sqlite3.OperationalError as e:
         msg = str(e)
-        if "interrupted" in msg: raise ToolError(504, f"the query ran past the call's time budget of {CALL_BUDGET_S:g} s", "query") from None
+        if "interrupted" in msg: raise ToolError(504, f"the query ran past its work budget of {_MAX_TICKS * 10_000:,} SQLite steps", "query") from None
         if msg.startswith(("no such table", "no such view")): raise ToolError(404, f"{msg} (see list_tables)", "query") from None
         if "already exists" in msg: raise ToolError(409, msg, "query") from None
         if "readonly" in msg or "query_only" in msg: raise ToolError(400, "read_query cannot change the database; use write_query", "query") from None
