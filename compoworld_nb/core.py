@@ -270,7 +270,7 @@ def publish(stage: str | os.PathLike, out: str | os.PathLike, keep: tuple = ()) 
     stage.rmdir()
     return dest
 
-# %% ../nbs/00_core.ipynb #431c4099
+# %% ../nbs/00_core.ipynb #f4280659
 import threading
 _LOCK_TYPES = (type(threading.Lock()), type(threading.RLock()))
 LOCK_PACKAGES = ("compoworld_nb", "sample_services")   # modules whose module-level locks are renewed in a forked child

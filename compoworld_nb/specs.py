@@ -419,7 +419,7 @@ def import_spec(spec: str | dict, strict: bool = False) -> ImportedTools:
     if tools and not out: raise out.skipped[0]
     return out
 
-# %% ../nbs/02_specs.ipynb #b192d009
+# %% ../nbs/02_specs.ipynb #699b2214
 def server_spec(target: str | list,        # an http(s) URL (streamable HTTP) or a server command (a string or an argv list, stdio)
                 timeout: float = 60.0,     # seconds for connecting and listing
                 server: str | None = None, # the spec's `server` name (default: the name the server reports)
