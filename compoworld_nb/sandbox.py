@@ -118,6 +118,18 @@ def _blocked_fn(name):
     blocked.__name__ = blocked.__qualname__ = name.rsplit(".", 1)[-1]
     return blocked
 
+def _swap_everywhere(real):
+    # `real`: {id(f): (f, stub)}; replace each f by its stub in every loaded module's namespace and in the sets a
+    # module holds (os.supports_fd and the like); then forget the real functions
+    for m in list(sys.modules.values()):
+        d = getattr(m, "__dict__", None)
+        if not isinstance(d, dict): continue
+        for k, v in list(d.items()):
+            if id(v) in real and real[id(v)][0] is v: d[k] = real[id(v)][1]
+            elif type(v) in (set, frozenset) and any(id(x) in real and real[id(x)][0] is x for x in v):
+                d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
+    real.clear()
+
 def _scrub_funcs(spec):
     # Replace each listed function, in every loaded module's namespace and in the sets a module holds (os.supports_fd
     # and the like), by a stub; load every built-in module first, since `_imp.create_builtin` is among those replaced.
@@ -129,14 +141,7 @@ def _scrub_funcs(spec):
         for n in names:
             f = getattr(mod, n, None)
             if f is not None: real[id(f)] = (f, _blocked_fn(modname + "." + n))
-    for m in list(sys.modules.values()):
-        d = getattr(m, "__dict__", None)
-        if not isinstance(d, dict): continue
-        for k, v in list(d.items()):
-            if id(v) in real and real[id(v)][0] is v: d[k] = real[id(v)][1]
-            elif type(v) in (set, frozenset) and any(id(x) in real and real[id(x)][0] is x for x in v):
-                d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
-    real.clear()
+    _swap_everywhere(real)
 
 def _arm(cfg):
     # Install the audit hook. Everything it uses lives in this function's closure; the function returns None,
@@ -293,14 +298,7 @@ def _meta_stub(name):
 def _hide_meta(meta):
     # Replace each real metadata function wherever a loaded module refers to it (os.supports_* sets included)
     real = {id(f): (f, _meta_stub(n)) for n, f in meta.items()}
-    for m in list(sys.modules.values()):
-        d = getattr(m, "__dict__", None)
-        if not isinstance(d, dict): continue
-        for k, v in list(d.items()):
-            if id(v) in real and real[id(v)][0] is v: d[k] = real[id(v)][1]
-            elif type(v) in (set, frozenset) and any(id(x) in real and real[id(x)][0] is x for x in v):
-                d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
-    real.clear()
+    _swap_everywhere(real)
 def _boot():
     cfg = json.loads(sys.argv[1]); sys.argv[1:] = []
     sb, rfd = cfg["root"], cfg["result_fd"]
