@@ -24,7 +24,7 @@ def test_small_demo_writes_every_output(tmp_path):
     assert {t["meta"]["split"] for t in tasks[3:]} <= {"sft"} and len(tasks) - 3 == s["sft_only_tasks"]
     assert s["sft"]["rows"] >= 1 and sum(s["sft"]["refused"].values()) >= 0
     assert [g["met"] for g in s["goals"]] == [g["value"] >= 0.9 if "0.9" in g["goal"] else g["value"] > 0 for g in s["goals"]]
-    assert set(s["cpu_seconds"]) == {k.replace("_s", "_cpu_s") for k in s["timings_s"]}
+    assert set(s["cpu_seconds"]) == {k.removesuffix("_s") + "_cpu_s" for k in s["timings_s"]}
     rows = list(csv.DictReader((out / "rewards.csv").open()))
     n = s["group_size"]
     assert len(rows) == 2 * 3 * n + 3 * 1 * n   # scripted + perturbed on all tasks; three tiny evaluations on held-out
