@@ -12,3 +12,8 @@ def task():
                                progress=False, max_attempts=20)
         if ts: return ts[0]
     raise AssertionError("no admitted task for seeds 0-5 and 11")
+
+
+def pytest_configure(config):
+    "Markers the suite uses (CI runs every one of them; `-m 'not slow'` skips the real-model tests locally)."
+    config.addinivalue_line("markers", "slow: runs a real model on CPU (minutes); CI runs it")
