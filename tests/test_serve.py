@@ -200,7 +200,12 @@ def test_a_huge_bad_argument_is_not_echoed_back_whole():
     lib = sample_services.load_library()
     svc = lib["gmail"]
     s = svc.initial_state(0)
+    # over the size limit: refused at the argument boundary, before validation, naming the size and the limit
     s2, obs = svc.call(s, "create_label", {"name": ["x" * 1_000_000]})
+    assert s2 is s and obs["error"]["code"] == 400 and obs["error"]["argument"] == "name"
+    assert obs["error"]["message"] == "argument 'name': text of 1000000 characters is longer than the limit of 100000"
+    # within the limit but of the wrong type: the validation message shows the value cut short
+    s2, obs = svc.call(s, "create_label", {"name": ["x" * 90_000]})
     assert s2 is s and obs["error"]["code"] == 400 and obs["error"]["argument"] == "name"
     msg = obs["error"]["message"]
     assert msg.startswith("argument 'name': Input should be a valid string (got ['xxx") and msg.endswith("…)")
