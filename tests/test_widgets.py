@@ -323,7 +323,7 @@ def test_training_monitor_runs_in_a_thread_and_stops_cleanly(world):
     _, tasks, group = world
     groups = [{"task_id": tasks[0].id, "b": [t.criteria for t in group]}]
     mon = TrainingMonitor(runner=fake_runner(groups), tasks={tasks[0].id: tasks[0]}, mode="grpo", max_steps=3)
-    assert mon.start_button.click() is None and mon.wait(30)
+    assert mon.start_button.click() is None and mon.wait()
     assert [h["step"] for h in mon.history] == [1, 2, 3] and mon.result == {"steps": 3, "out_dir": "runs/fake"}
     assert "finished 3 steps" in text(mon.status) and png(mon.plot)[:4] == b"\x89PNG"
     assert not mon.start_button.disabled and mon.stop_button.disabled
@@ -332,7 +332,7 @@ def test_training_monitor_runs_in_a_thread_and_stops_cleanly(world):
     assert not mon.start() and "already going" in text(mon.status)   # one run at a time
     while not mon.history: time.sleep(0.01)
     mon.stop_button.click()
-    assert mon.wait(30) and mon.stopped is True
+    assert mon.wait() and mon.stopped is True
     n = len(mon.history)
     assert n < 100_000 and mon.result["steps"] == n
     # the fake runner returns a folder although it stopped: the monitor does not present it as a finished model
