@@ -11,7 +11,7 @@ Steps, for each notebook that nbdev's `nbglob` finds under `nbs/` (tutorials inc
    processed notebooks in `_proc/` cannot be executed themselves: the processors remove the exported cells that
    later cells use, so the copy is executed first and processed second.)
 3. turn Quarto's cell options into myst-nb's tags and the front matter into a page title, and name the page as
-   nbdev's site does (`14_train.ipynb` -> `train.html`), so nbdev's doc links keep working.
+   nbdev's site does (`17_train.ipynb` -> `train.html`), so nbdev's doc links keep working.
 4. render with Sphinx + myst-nb (`docs/conf.py`), the widget manager's and MathJax's JavaScript loaded from the
    vendored copies in `docs/_static/` (see `docs/VENDORED.md`); the home page gets the course (`course_markdown`:
    the tutorials in order, then the layer chapters, then the extension chapters) and the sidebar the same order.
@@ -249,8 +249,9 @@ def copy_assets(nbs: Path, dst: Path) -> list[Path]:
     return out
 
 
-# The course's parts, in reading order: the tutorials (nbs/tutorials/), then the layer chapters (`05_walk.ipynb`: one
-# layer of DESIGN.md each), then the extension chapters (`05a_toolgraph.ipynb`: what extends the layer numbered before it).
+# The course's parts, in reading order: the tutorials (nbs/tutorials/), then the layer chapters (numbered 00-19 in the
+# method's order: core, state, service, ..., train, cli), then the extension wing (numbered 20 and up: models,
+# specs, verification, fidelity, sandbox, synthesis, world model, tool graph, LLM author, executor, arena, serving, widgets).
 PARTS = ("Tutorials", "Layers", "Extensions")
 PART_INTRO = {
     "Tutorials": "The method end to end, each tutorial running the same functions the `compoworld` command runs.",
@@ -258,14 +259,15 @@ PART_INTRO = {
     "Extensions": "What the layers can be extended with: synthesized and simulated services, tool-graph walks, model "
                   "authors, evaluation, serving and the arena.",
 }
-_EXTENSION = re.compile(r"^\d+[a-z]+_")
+WING = 20  # the first notebook number of the extension wing
 
 
 def part_of(src: str) -> str:
     "The course part of the notebook at `src` (relative to nbs/): 'Tutorials', 'Extensions' or 'Layers'."
     p = Path(src)
     if len(p.parts) > 1: return "Tutorials"
-    return "Extensions" if _EXTENSION.match(p.name) else "Layers"
+    m = re.match(r"^(\d+)", p.name)
+    return "Extensions" if m and int(m[1]) >= WING else "Layers"
 
 
 def page_meta(nb) -> dict:
@@ -502,7 +504,7 @@ def build(nbs: Path | None = None, out: Path | None = None, work: Path | None = 
           force: bool = False, only: list[str] | None = None, verbose: bool = True, keep_going: bool = False) -> dict:
     """Build the site from the notebooks under `nbs` (default: nbdev's `nbs_path`) into `out` (default: `doc_path`).
 
-    `only`: file names (e.g. `['16_widgets.ipynb']`) to restrict the build to, for a quick look.
+    `only`: file names (e.g. `['50_widgets.ipynb']`) to restrict the build to, for a quick look.
     `keep_going`: build the site from the notebooks that worked, then still raise for those that failed.
     Returns {'site', 'pages', 'seconds', 'warnings'}; raises `DocsBuildError` on any failure."""
     os.chdir(ROOT)

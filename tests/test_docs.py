@@ -106,8 +106,8 @@ def test_for_sphinx_titles_tags_and_page_names(tmp_path):
         v.new_code_cell("#| slow\n#| code-fold: true\ny = 2"),
         v.new_code_cell("#| hide\n"), v.new_markdown_cell("  ")])
     nb.cells[1]["has_sd"] = True  # nbdev's own mark, not in nbformat's schema
-    (tmp_path / "14_train.ipynb").write_text(json.dumps(nb))
-    page, out = cd.for_sphinx(tmp_path / "14_train.ipynb")
+    (tmp_path / "17_train.ipynb").write_text(json.dumps(nb))
+    page, out = cd.for_sphinx(tmp_path / "17_train.ipynb")
     assert page == "train"
     assert [(c.cell_type, c.source, c.metadata.get("tags")) for c in out.cells] == [
         ("markdown", "# Train\n\n> What it does", None), ("code", "show_doc(f)", ["remove-input"]),
@@ -116,8 +116,8 @@ def test_for_sphinx_titles_tags_and_page_names(tmp_path):
     nbformat.validate(out)
 
 
-PAGES = [{"page": "index", "src": "index.ipynb"}, {"page": "toolgraph", "src": "05a_toolgraph.ipynb", "description": "T"},
-         {"page": "train", "src": "14_train.ipynb", "description": "SFT and GRPO"},
+PAGES = [{"page": "index", "src": "index.ipynb"}, {"page": "toolgraph", "src": "36_toolgraph.ipynb", "description": "T"},
+         {"page": "train", "src": "17_train.ipynb", "description": "SFT and GRPO"},
          {"page": "tutorials/walks", "src": "tutorials/02_walks.ipynb", "description": "Walks"},
          {"page": "core", "src": "00_core.ipynb"}, {"page": "tutorials/services", "src": "tutorials/01_services.ipynb"}]
 
@@ -134,8 +134,8 @@ def test_course_order_tutorials_then_layers_then_extensions():
         "1. {doc}`tutorials/services`", "2. {doc}`tutorials/walks` — Walks", "3. {doc}`core`",
         "4. {doc}`train` — SFT and GRPO", "5. {doc}`toolgraph` — T"]
     assert md.index("### Tutorials") < md.index("### Layers") < md.index("### Extensions")
-    assert [cd.part_of(s) for s in ("tutorials/01_x.ipynb", "11b_serve.ipynb", "12_rewards.ipynb")] == [
-        "Tutorials", "Extensions", "Layers"]
+    assert [cd.part_of(s) for s in ("tutorials/01_x.ipynb", "42_serve.ipynb", "08_rewards.ipynb", "09a_probe.ipynb")] == [
+        "Tutorials", "Extensions", "Layers", "Layers"]
 
 
 def test_markdown_page_keeps_text_code_and_docs_drops_hidden_and_images():

@@ -1,4 +1,4 @@
-"""MCP serving (nbs/11b_serve.ipynb): the SDK's real client over stdio and streamable HTTP, in-process sessions, CLI values."""
+"""MCP serving (nbs/42_serve.ipynb): the SDK's real client over stdio and streamable HTTP, in-process sessions, CLI values."""
 import contextlib, io, json, os, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 

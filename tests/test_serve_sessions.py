@@ -1,4 +1,4 @@
-"""One task per MCP session (nbs/11b_serve.ipynb): `serve-mcp --tasks FILE` over streamable HTTP and stdio with the SDK's
+"""One task per MCP session (nbs/42_serve.ipynb): `serve-mcp --tasks FILE` over streamable HTTP and stdio with the SDK's
 client; two sessions in parallel never see each other's writes; reset and score; bad values exit 2."""
 import contextlib, io, subprocess, sys, tempfile, time
 from pathlib import Path

@@ -1,4 +1,4 @@
-"""The verifiers adapter (nbs/11e_verifiers.ipynb): a rollout through verifiers' own loop against a scripted
+"""The verifiers adapter (nbs/45_verifiers.ipynb): a rollout through verifiers' own loop against a scripted
 OpenAI-compatible endpoint on loopback; each rollout has its own episode; reward R of the rubric. verifiers 0.1.x does
 not co-install with the dev set (see the notebook), so CI runs this file in a core + verifiers venv of its own
 (it imports verifiers there first, so the file cannot skip in that run)."""
