@@ -33,16 +33,19 @@ def specs_dir() -> Path:
             if c.is_dir(): return c
     raise FileNotFoundError("no shared/specs/mcp folder found; set COMPOWORLD_SPECS")
 
+# %% ../nbs/30_specs.ipynb #0b1d7e74
 def spec_slugs() -> list[str]:
     "Slugs of every spec file in `specs_dir()`, sorted (`['filesystem', 'github', ...]`)."
     return sorted(p.stem for p in specs_dir().glob("*.json"))
 
+# %% ../nbs/30_specs.ipynb #0a899c5a
 def load_spec(slug: str) -> dict:
     "The spec file `<slug>.json` as a dict (FileNotFoundError naming the slug)."
     p = specs_dir() / f"{slug}.json"
     if not p.is_file(): raise FileNotFoundError(f"no MCP spec {slug!r} at {p}")
     return json.loads(p.read_text(encoding="utf-8"))
 
+# %% ../nbs/30_specs.ipynb #afeea4c1
 def spec_tools(slug: str) -> dict[str, dict]:
     "`{tool name: tool object}` of a spec."
     return {t["name"]: t for t in load_spec(slug)["tools"]}
@@ -54,6 +57,7 @@ class SpecImportError(ValueError):
         super().__init__(f"{server}: tool {tool!r} at {path}: {message}")
         self.server, self.tool, self.path, self.reason = server, tool, path, message
 
+# %% ../nbs/30_specs.ipynb #14da2d10
 def json_path(parts) -> str:
     "`('inputSchema', 'properties', 'x', 'anyOf', 0)` -> `'$.inputSchema.properties.x.anyOf[0]'` (keys that are not plain words are quoted)."
     out = "$"
@@ -100,6 +104,7 @@ class _Ctx:
     def fail(self, path, msg): raise SpecImportError(self.server, self.tool, json_path(path), msg)
     def note(self, path, kind, detail=""): self.notes.append({"path": json_path(path), "kind": kind, "detail": detail})
 
+# %% ../nbs/30_specs.ipynb #7d4de0ba
 def _resolve(ref: str, ctx: _Ctx, path) -> dict:
     if not isinstance(ref, str) or not ref.startswith("#"):
         ctx.fail(path + ("$ref",), f"external $ref {ref!r} cannot be inlined (only local '#/...' references)")
@@ -112,8 +117,10 @@ def _resolve(ref: str, ctx: _Ctx, path) -> dict:
         else: ctx.fail(path + ("$ref",), f"$ref {ref!r} points at nothing in {json_path(ctx.root_path)}")
     return cur
 
+# %% ../nbs/30_specs.ipynb #c3ae7cf2
 def _is_str_wrapper(s) -> bool: return s == {"type": "string"}
 
+# %% ../nbs/30_specs.ipynb #12ef0ab5
 def _merge_all_of(s: dict, ctx: _Ctx, path) -> dict:
     "An `allOf` intersection merged into one schema: properties and required united, other keywords equal or taken once; SpecImportError when branches disagree."
     out = {k: v for k, v in s.items() if k != "allOf"}
@@ -142,6 +149,7 @@ def _merge_all_of(s: dict, ctx: _Ctx, path) -> dict:
     ctx.note(path, "allof_merged", f"{len(parts)} branch(es) merged into one schema")
     return out
 
+# %% ../nbs/30_specs.ipynb #fc588815
 def _prefix_items(s: dict, ctx: _Ctx, path) -> dict:
     "A tuple array (`prefixItems`) as an array of any of its item schemas with the tuple's length as bounds (function calling has no tuples)."
     items = s["prefixItems"]
@@ -157,9 +165,11 @@ def _prefix_items(s: dict, ctx: _Ctx, path) -> dict:
     ctx.note(path, "tuple_as_array", f"{len(items)} positions -> items of {len(kinds)} kind(s), length bounds kept")
     return out
 
+# %% ../nbs/30_specs.ipynb #883dd359
 _JS_NAMED = re.compile(r"\(\?<([A-Za-z_][A-Za-z0-9_]*)>")
 _JS_BACKREF = re.compile(r"\\k<([A-Za-z_][A-Za-z0-9_]*)>")
 
+# %% ../nbs/30_specs.ipynb #5778c80f
 def _js_pattern(s: dict, ctx: _Ctx, path) -> None:
     "Make `pattern` a Python regex: JavaScript named groups `(?<n>...)` and `\\k<n>` translated; a pattern Python cannot compile (e.g. `\\p{L}`) is dropped with a note, never kept to fail at every call."
     p = s["pattern"]
@@ -171,6 +181,7 @@ def _js_pattern(s: dict, ctx: _Ctx, path) -> None:
         return
     if q != p: s["pattern"] = q; ctx.note(path + ("pattern",), "pattern_translated", f"JavaScript {p!r:.60} -> {q!r:.60}")
 
+# %% ../nbs/30_specs.ipynb #86dbeb0f
 def _split_types(s: dict, types: list, ctx: _Ctx, path) -> dict:
     "A schema whose `type` lists several types (maybe with null) -> anyOf, one branch per type."
     if "anyOf" in s or "oneOf" in s: ctx.fail(path + ("type",), "a type array beside anyOf/oneOf cannot be represented")
@@ -187,6 +198,7 @@ def _split_types(s: dict, types: list, ctx: _Ctx, path) -> dict:
     ctx.note(path, "type_union", f"type {types} -> anyOf of {len(branches)} branches")
     return {**outer, "anyOf": branches}
 
+# %% ../nbs/30_specs.ipynb #ec2a4904
 def _norm(node, path: tuple, ctx: _Ctx):
     "The canonical form of one schema node (see the table above); SpecImportError for what cannot be represented."
     if node is True: ctx.note(path, "boolean_schema", "true -> {}"); return {}
@@ -293,6 +305,7 @@ def _norm(node, path: tuple, ctx: _Ctx):
 _OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 _CORE_KEYS = ("name", "description", "inputSchema", "outputSchema")
 
+# %% ../nbs/30_specs.ipynb #5999a3af
 @dataclass
 class ImportedTool:
     "One MCP tool in the unified format, with everything else it carried and the way back to the source."
@@ -322,6 +335,7 @@ class ImportedTool:
         if self.output_schema is not None: v["outputSchema"] = copy.deepcopy(self.output_schema)
         return v
 
+# %% ../nbs/30_specs.ipynb #3494b920
 def _diff(a, b, path=()) -> list:
     "Ops that turn `a` into `b`: ['add'|'replace', path, value] or ['remove', path, None] (lists are replaced whole)."
     if isinstance(a, dict) and isinstance(b, dict):
@@ -333,6 +347,7 @@ def _diff(a, b, path=()) -> list:
     same = type(a) is type(b) and a == b
     return [] if same else [["replace", list(path), copy.deepcopy(b)]]
 
+# %% ../nbs/30_specs.ipynb #68488c8f
 def apply_patch(obj: dict, patch: list) -> dict:
     "A copy of `obj` with `patch` (from `ImportedTool.patch`) applied."
     out = copy.deepcopy(obj)
@@ -345,18 +360,22 @@ def apply_patch(obj: dict, patch: list) -> dict:
         else: cur[path[-1]] = copy.deepcopy(value)
     return out
 
+# %% ../nbs/30_specs.ipynb #82d68bb4
 def restore_tool(t: ImportedTool) -> dict:
     "The source tool object, exactly (as parsed JSON), from an `ImportedTool`."
     return apply_patch(t.unified_view(), t.patch)
 
+# %% ../nbs/30_specs.ipynb #d989d71a
 _MENTIONS_JSON = re.compile(r"\bJSON\b")
 
+# %% ../nbs/30_specs.ipynb #e301ece9
 def _mentions_json(ps: dict) -> bool:
     "A string-typed (branch of a) parameter whose description says it may carry JSON text."
     branches = [ps] + ps.get("anyOf", []) + ps.get("oneOf", [])
     strs = [b for b in branches if b.get("type") == "string"]
     return bool(strs) and any(_MENTIONS_JSON.search(b.get("description", "")) for b in branches)
 
+# %% ../nbs/30_specs.ipynb #e08b33f6
 def import_tool(tool: dict, server: str, converted_from: str | None = None) -> ImportedTool:
     "Import one MCP tool object of `server`; `converted_from='openapi'` unwraps the converter's JSON-text wrappers. Raises SpecImportError (server, tool, JSON path)."
     name = tool.get("name") if isinstance(tool, dict) else None
@@ -395,10 +414,12 @@ def import_tool(tool: dict, server: str, converted_from: str | None = None) -> I
     it.patch = _diff(it.unified_view(), tool)
     return it
 
+# %% ../nbs/30_specs.ipynb #519e0d25
 class ImportedTools(list):
     "The tools of a spec that imported (a list of `ImportedTool`), with `skipped`: a `SpecImportError` (server, tool, JSON path, reason) for each tool that did not."
     skipped: list
 
+# %% ../nbs/30_specs.ipynb #5afc3674
 def import_spec(spec: str | dict, strict: bool = False) -> ImportedTools:
     """Import every tool of a spec (a slug such as `'gmail'` or the parsed file). A tool that cannot be represented (or
     repeats a name) is left out and reported in `.skipped`, so one odd tool never blocks the rest; SpecImportError when
@@ -472,6 +493,7 @@ def _safe_name(name: str, i: int, taken: set) -> str:
     while base in taken: base += "_"
     taken.add(base); return base
 
+# %% ../nbs/30_specs.ipynb #ce615196
 def _checker(schema: dict, arg: str):
     from jsonschema import Draft202012Validator  # here, not at import: jsonschema's format checkers take ~1 s to load
     v = Draft202012Validator(schema)
@@ -484,6 +506,7 @@ def _checker(schema: dict, arg: str):
         return x
     return check
 
+# %% ../nbs/30_specs.ipynb #07ff65e1
 def _json_text(schema: dict, arg: str, whole: bool, items: bool):
     "Decode JSON text given for a parameter (`whole`) or for its array items (`items`)."
     def load(x, want, where):
@@ -496,6 +519,7 @@ def _json_text(schema: dict, arg: str, whole: bool, items: bool):
         return x
     return decode
 
+# %% ../nbs/30_specs.ipynb #cba76e0d
 def args_model_from_schema(name: str, parameters: dict, json_text: list[str] = ()) -> tuple[type, dict]:
     "A pydantic model validating arguments against a unified `parameters` schema, and `{field name: spec name}`; required fields come first, in `required` order."
     props, req = parameters.get("properties", {}), list(parameters.get("required", []))
@@ -512,6 +536,7 @@ def args_model_from_schema(name: str, parameters: dict, json_text: list[str] = (
     cfg = ConfigDict(extra="forbid", populate_by_name=False)
     return create_model(re.sub(r"\W", "_", name) + "_args", __config__=cfg, **fields), names
 
+# %% ../nbs/30_specs.ipynb #67e2a399
 def spec_tool(it: ImportedTool, impl: Callable | None = None, read_only: bool | None = None) -> Tool:
     "A `Tool` for an imported spec tool: deterministic with `impl(state, args)`, else simulated (501 until a world model is set)."
     model, names = args_model_from_schema(it.name, it.parameters, it.json_text)
@@ -523,6 +548,7 @@ def spec_tool(it: ImportedTool, impl: Callable | None = None, read_only: bool | 
     params = {**it.parameters, "additionalProperties": False}      # unknown arguments are refused (the Arguments contract)
     return Tool(it.name, fn, it.description, model, params, read_only=ro, simulated=impl is None)
 
+# %% ../nbs/30_specs.ipynb #517e2eb2
 def scaffold_service(spec: str | dict, name: str | None = None, domain: str = "utilities", state: type[State] = State,
                      implementations: dict[str, Callable] | None = None, description: str = "") -> Service:
     "A runnable `Service` with every tool of `spec`: those in `implementations` deterministic, the rest simulated. KeyError for an implementation naming no tool of the spec."
@@ -536,6 +562,7 @@ def scaffold_service(spec: str | dict, name: str | None = None, domain: str = "u
     for it in its: svc.tools[it.name] = spec_tool(it, impls.get(it.name))
     return svc
 
+# %% ../nbs/30_specs.ipynb #fb244d15
 def add_simulated_tools(service: Service, slug: str | None = None) -> list[str]:
     "Give `service` every tool of its spec that it does not implement, marked simulated; returns the names added (in spec order)."
     added = []
@@ -552,6 +579,7 @@ def _types(s: dict) -> set:
     if "number" in ts: ts.add("integer")
     return ts - {"null"} or {"null"}
 
+# %% ../nbs/30_specs.ipynb #3e824a25
 def conformance(service: Service, slug: str | None = None) -> list[str]:
     "Ways `service`'s tools depart from the MCP spec `slug` (default `service.spec`); empty = conforms."
     slug = slug or service.spec
@@ -589,6 +617,7 @@ def _simulated_trajectories(path) -> tuple[int, int]:
             n += 1; m += any(x.get("simulated") is True for x in steps)
     return n, m
 
+# %% ../nbs/30_specs.ipynb #d8e41e7c
 def library_stats(library: dict[str, Service],             # {name: Service}
                   trajectories: str | os.PathLike | None = None,  # a Trajectory JSONL file: adds the share of trajectories with a simulated call
                   quarantined: Iterable[str] | None = None,  # `service.tool` names quarantined by verification (default: tools marked `quarantined`)
