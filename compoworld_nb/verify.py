@@ -30,6 +30,7 @@ QUARANTINE_REASONS = {
 VERIFY_DEFAULTS = {"verify_inputs": 200, "verify_seed": 0, "verify_cache": "", "verify_call_timeout": 10.0}  # our choices
 VERIFY_VERSION = 1  # bump when the input generator or the checks change (invalidates cached reports)
 
+# %% ../nbs/31_verify.ipynb #4f7f4f79
 def verify_settings(inputs: int | None = None,         # distinct inputs per tool (wins over settings)
                     seed: int | None = None,           # seed of the input generator
                     cache_dir: str | os.PathLike | None = None,  # where reports are cached
@@ -52,6 +53,7 @@ def verify_settings(inputs: int | None = None,         # distinct inputs per too
 # %% ../nbs/31_verify.ipynb #4bbd2c7d
 _JSON_SAMPLES = [None, True, False, 0, -1, 1, 1.5, -0.5, "", "x", [], [1], {}, {"k": "v"}]
 
+# %% ../nbs/31_verify.ipynb #f307560b
 def _json_type(v) -> str:
     if v is None: return "null"
     if isinstance(v, bool): return "boolean"
@@ -60,6 +62,7 @@ def _json_type(v) -> str:
     if isinstance(v, str): return "string"
     return "array" if isinstance(v, list) else "object"
 
+# %% ../nbs/31_verify.ipynb #1f63259b
 def _types_of(ps: dict) -> set:
     if "anyOf" in ps or "oneOf" in ps: return set().union(*(_types_of(b) for b in ps.get("anyOf", ps.get("oneOf", []))))
     t = ps.get("type")
@@ -67,6 +70,7 @@ def _types_of(ps: dict) -> set:
     ts = set(t) if isinstance(t, list) else {t}
     return ts | ({"integer"} if "number" in ts else set())
 
+# %% ../nbs/31_verify.ipynb #2d948348
 def fixture_values(service: Service, seed: int = 0, per_name: int = 3, ids: int = 2) -> dict[str, list]:
     "`{field name: up to per_name distinct str/int values}` over the fixture's records, plus `'__ids__'`: up to `ids` record ids per collection."
     try: st = service.initial_state(seed)
@@ -82,6 +86,7 @@ def fixture_values(service: Service, seed: int = 0, per_name: int = 3, ids: int 
                     if v not in vals and len(vals) < per_name: vals.append(v)
     return out
 
+# %% ../nbs/31_verify.ipynb #59de05b1
 def boundary_values(ps: dict, values: Iterable = (), _depth: int = 0) -> list:
     "Boundary and edge values for one argument schema `ps` (JSON values; valid and invalid alike), fixture `values` first."
     out = list(values)
@@ -112,8 +117,10 @@ def boundary_values(ps: dict, values: Iterable = (), _depth: int = 0) -> list:
     out += [None]
     return out
 
+# %% ../nbs/31_verify.ipynb #78980967
 def _key(v) -> str: return json.dumps(v, sort_keys=True, ensure_ascii=False)
 
+# %% ../nbs/31_verify.ipynb #2b238a5a
 def _dedup(xs: Iterable) -> list:
     seen, out = set(), []
     for x in xs:
@@ -124,6 +131,7 @@ def _dedup(xs: Iterable) -> list:
 # %% ../nbs/31_verify.ipynb #2018f7f5
 _VALIDATORS: dict[str, Any] = {}
 
+# %% ../nbs/31_verify.ipynb #872fce91
 def _fits(ps: dict, v) -> bool:
     "True if JSON value `v` is valid for schema `ps` (validators cached by schema text)."
     k = canonical_json(ps)
@@ -131,6 +139,7 @@ def _fits(ps: dict, v) -> bool:
     val = _VALIDATORS.get(k) or _VALIDATORS.setdefault(k, Draft202012Validator(ps))
     return val.is_valid(v)
 
+# %% ../nbs/31_verify.ipynb #48ab518f
 def boundary_inputs(parameters: dict, base: dict | None = None, values: dict | None = None) -> list:
     "Boundary and wrong-type argument inputs for one tool's `parameters` schema (distinct, in a fixed order: the base object and its fixture-value variants first)."
     props, req = parameters.get("properties", {}), list(parameters.get("required", []))
@@ -160,6 +169,7 @@ def _json_values():
     scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=20)
     return st.recursive(scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3), max_leaves=6)
 
+# %% ../nbs/31_verify.ipynb #d379749a
 def schema_strategy(parameters: dict):
     "A hypothesis strategy mixing valid argument objects (hypothesis-jsonschema's `from_schema`), valid objects with one argument replaced or an unknown one added, and JSON that is not an object. Raises what `from_schema` raises for a schema it cannot handle."
     from hypothesis import strategies as st
@@ -172,6 +182,7 @@ def schema_strategy(parameters: dict):
         lambda k: junk.map(lambda v: {**d, k: v})))
     return st.one_of(valid, valid, valid, swapped, extra, junk.filter(lambda v: not isinstance(v, dict)))
 
+# %% ../nbs/31_verify.ipynb #4de21d71
 def draw_examples(strategy, n: int, seed: int = 0) -> list:
     "Up to `n` examples of `strategy`, deterministic for a seed (hypothesis generate phase only, no database, health checks off)."
     from hypothesis import HealthCheck, Phase, given, settings, seed as hseed
@@ -215,6 +226,7 @@ def tool_inputs(tool: Tool, n: int, seed: int = 0, values: dict | None = None) -
 class _CallTimeout(BaseException):
     "Raised by the alarm inside a call that runs too long (a BaseException, so `Service.call`'s handler does not catch it)."
 
+# %% ../nbs/31_verify.ipynb #9293cc57
 @contextlib.contextmanager
 def _time_limit(seconds: float):
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread(): yield; return
@@ -225,6 +237,7 @@ def _time_limit(seconds: float):
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0); signal.signal(signal.SIGALRM, old)
 
+# %% ../nbs/31_verify.ipynb #9f2f0163
 @dataclass
 class ToolReport:
     "The verification of one tool: input count, outcome counts, and the quarantine reason (None: verified)."
@@ -244,8 +257,10 @@ class ToolReport:
     def name(self) -> str: return f"{self.service}.{self.tool}"
     def to_json(self) -> dict: return {"name": self.name, **asdict(self)}
 
+# %% ../nbs/31_verify.ipynb #da88d3cc
 def _dump(state: State) -> str: return state.model_dump_json()
 
+# %% ../nbs/31_verify.ipynb #fc846367
 class _Ref:
     "The state's JSON dump before the calls; its canonical hash is computed only when a dump differs."
     def __init__(self, state: State): self.dump, self._hash = _dump(state), None
@@ -254,6 +269,7 @@ class _Ref:
         if self._hash is None: self._hash = state_hash(json.loads(self.dump))   # the JSON dump hashes like the state itself
         return state_hash(state) == self._hash
 
+# %% ../nbs/31_verify.ipynb #0417f2ae
 def run_tool(service: Service, tool: str, inputs: list, seed: int = 0, call_timeout: float = 10.0,
              state: State | None = None,   # the state to call on (default: the seeded initial state); must be pristine
             ) -> ToolReport:
@@ -300,6 +316,7 @@ def _source(obj) -> str:
         code = getattr(obj, "__code__", None)
         return repr(code.co_code) + repr(code.co_consts) if code is not None else repr(obj)
 
+# %% ../nbs/31_verify.ipynb #2b6f51e8
 def _versions() -> str:
     out = []
     for d in ("hypothesis", "hypothesis-jsonschema", "pydantic"):
@@ -307,6 +324,7 @@ def _versions() -> str:
         except importlib.metadata.PackageNotFoundError: out.append(f"{d}==?")
     return ",".join(out)
 
+# %% ../nbs/31_verify.ipynb #f2ac71e2
 def service_fingerprint(service: Service) -> str:
     "SHA-256 hex of the service's source: tool/fixture/state-model modules, tool schemas and flags, the verifier's version and the hypothesis versions."
     parts = {"name": service.name, "verify": VERIFY_VERSION, "versions": _versions(),
@@ -318,6 +336,7 @@ def service_fingerprint(service: Service) -> str:
     for s in srcs: h.update(hashlib.sha256(s.encode()).digest())
     return h.hexdigest()
 
+# %% ../nbs/31_verify.ipynb #90a8586a
 def cache_path(service: Service, inputs: int, seed: int, cache_dir: str | os.PathLike) -> Path:
     "`<cache_dir>/<service>-<fingerprint[:16]>-<hash of the settings, 12 hex>.json`."
     fp = service_fingerprint(service)
@@ -356,6 +375,7 @@ def verify_service(service: Service, inputs: int | None = None, seed: int | None
             if r.quarantined: service.tools[r.tool].quarantined = f"{r.quarantined}: {r.detail}"
     return reps
 
+# %% ../nbs/31_verify.ipynb #f24915a0
 def quarantined_tools(services: Iterable[Service] | dict, cache_dir: str | os.PathLike | None = None) -> dict[str, str]:
     "`{service.tool: reason}` of every tool quarantined in any cached report of the service's *current* source (empty when none was verified)."
     svcs = list(services.values() if isinstance(services, dict) else services)
@@ -369,6 +389,7 @@ def quarantined_tools(services: Iterable[Service] | dict, cache_dir: str | os.Pa
                 if r.get("quarantined") and r.get("tool") in s.tools: out.setdefault(f"{s.name}.{r['tool']}", f"{r['quarantined']}: {r.get('detail')}")
     return out
 
+# %% ../nbs/31_verify.ipynb #0ba1cf81
 def mark_quarantined(services: Iterable[Service] | dict, cache_dir: str | os.PathLike | None = None) -> dict[str, str]:
     "Set `Tool.quarantined` on every tool `quarantined_tools` names; returns that mapping."
     svcs = {s.name: s for s in (services.values() if isinstance(services, dict) else services)}
@@ -405,6 +426,7 @@ def _service_names(given, library: dict) -> list[str]:
     if bad: raise ValueError(f"--services {bad[0]!r}: unknown service; known: {', '.join(library)}")
     return names
 
+# %% ../nbs/31_verify.ipynb #9e9b7fb4
 def _check_cache_dir(cache_dir: str) -> None:
     "ValueError naming `--cache-dir` when a report cannot be written there (quarantine lives in the cache: a run that cannot keep it quarantines nothing); a folder it had to create for the check is removed again."
     d = Path(cache_dir).expanduser()
@@ -417,6 +439,7 @@ def _check_cache_dir(cache_dir: str) -> None:
     finally:
         if top is not None and top.exists(): shutil.rmtree(top, ignore_errors=True)
 
+# %% ../nbs/31_verify.ipynb #7649578a
 def register_cli(subparsers) -> Callable:
     "Add `verify-services [--services NAME ...] [--inputs N] [--seed S] [--cache-dir DIR] [--no-cache] [--json]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("verify-services", help="independent verification of every tool (schema-derived, boundary and wrong-type inputs); quarantine what fails")
