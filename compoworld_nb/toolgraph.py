@@ -10,6 +10,7 @@ import functools, random, re, typing
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 import networkx as nx
+from fastcore.basics import patch
 from pydantic import BaseModel
 from .core import canonical_json
 from .service import Service, State
@@ -22,6 +23,7 @@ __all__ = ['KINDS', 'singular', 'name_slot', 'is_id_name', 'is_id_slot', 'record
 # %% ../nbs/36_toolgraph.ipynb #f329f609
 _ALIASES = {"lat": "latitude", "lng": "longitude", "lon": "longitude", "long": "longitude"}
 
+# %% ../nbs/36_toolgraph.ipynb #2c12f472
 @functools.lru_cache(maxsize=8192)
 def singular(word: str) -> str:
     "'messages' -> 'message', 'replies' -> 'reply', 'addresses' -> 'address' (a small English rule set)."
@@ -31,6 +33,7 @@ def singular(word: str) -> str:
     if w.endswith("s") and not w.endswith("ss") and len(w) > 3: return w[:-1]
     return w
 
+# %% ../nbs/36_toolgraph.ipynb #af12a933
 @functools.lru_cache(maxsize=8192)
 def name_slot(name: str) -> str:
     "The slot of a parameter or field name: lowercase alphanumerics, plural id lists made singular, aliases merged."
@@ -38,19 +41,23 @@ def name_slot(name: str) -> str:
     if s.endswith("ids") and len(s) > 3: s = s[:-1]
     return _ALIASES.get(s, s)
 
+# %% ../nbs/36_toolgraph.ipynb #4e0e50b7
 @functools.lru_cache(maxsize=8192)
 def is_id_name(name: str) -> bool:
     "True for identifier parameter names: `id`, `ids`, or a name ending in `Id`, `ID`, `Ids`, `_id`, `_ids`."
     return bool(re.fullmatch(r"ids?|.*(?:Ids?|ID|_ids?)", str(name)))
 
+# %% ../nbs/36_toolgraph.ipynb #b60955af
 def is_id_slot(slot: str) -> bool:
     "True if a slot names a record identifier (`id`, `messageid`, `channelid`, ...)."
     return slot == "id" or (slot.endswith("id") and len(slot) > 2)
 
+# %% ../nbs/36_toolgraph.ipynb #8cce6079
 def record_classes(state_cls: type[State]) -> dict[str, type]:
     "`{collection: record model}` of a state model."
     return {c: typing.get_args(state_cls.model_fields[c].annotation)[1] for c in state_cls.collection_names()}
 
+# %% ../nbs/36_toolgraph.ipynb #943e516f
 def input_slots(service: Service, tool: str) -> dict[str, tuple[str, bool]]:
     "`{parameter: (slot, required)}` of a tool; a bare `id` is qualified by the record type its name mentions."
     t = service.tools[tool]
@@ -67,9 +74,11 @@ def input_slots(service: Service, tool: str) -> dict[str, tuple[str, bool]]:
 # %% ../nbs/36_toolgraph.ipynb #a7d6e038
 _TITLE_FIELDS = ("name", "title", "subject", "summary", "text", "query", "label")
 
+# %% ../nbs/36_toolgraph.ipynb #b802491f
 def _record_dicts(state: State) -> dict[str, list[dict]]:
     return {c: [r.model_dump(mode="json") for _, r in sorted(getattr(state, c).items())[:8]] for c in type(state).collection_names()}
 
+# %% ../nbs/36_toolgraph.ipynb #bbc28f80
 def _candidates(service: Service, state: State, tool: str, param: str, slot: str, recs: dict) -> list:
     "Values to try for one parameter, best first, drawn from the fixture's records."
     t = service.tools[tool]
@@ -97,6 +106,7 @@ def _candidates(service: Service, state: State, tool: str, param: str, slot: str
         if k not in seen: seen.add(k); uniq.append(v)
     return uniq[:3]
 
+# %% ../nbs/36_toolgraph.ipynb #74f8a419
 def _output_slots(service: Service, data: Any) -> set[str]:
     "Slots of every field in an observation's data; `id` qualified by the record model or list it belongs to."
     models = {singular(c): set(R.model_fields) for c, R in record_classes(service.state_cls).items()}
@@ -120,6 +130,7 @@ def _output_slots(service: Service, data: Any) -> set[str]:
     walk(data)
     return out
 
+# %% ../nbs/36_toolgraph.ipynb #a6533f1e
 @dataclass
 class ToolIO:
     "The typed interface of one tool: its input slots and the output slots observed on the fixture."
@@ -133,6 +144,7 @@ class ToolIO:
     @property
     def name(self) -> str: return f"{self.service}.{self.tool}"
 
+# %% ../nbs/36_toolgraph.ipynb #84a898b2
 def observe_tool(service: Service, tool: str, state: State, recs: dict | None = None) -> ToolIO:
     "The `ToolIO` of `service.tool`, its outputs observed by calling it on `state` with arguments drawn from the records (up to 3 tries)."
     t = service.tools[tool]
@@ -153,6 +165,7 @@ def observe_tool(service: Service, tool: str, state: State, recs: dict | None = 
 # %% ../nbs/36_toolgraph.ipynb #c0309be2
 KINDS = {3: "strong", 2: "weak", 1: "independent"}
 
+# %% ../nbs/36_toolgraph.ipynb #fac47daa
 @dataclass
 class ToolGraph:
     "A fully connected, weighted, directed graph over the tools of some services (Agent-World §3.1.1)."
@@ -180,37 +193,47 @@ class ToolGraph:
         if any(s in a.outputs for s, _ in b.inputs.values()) or any(s in b.outputs for s, _ in a.inputs.values()): return 2
         return 1
 
-    def kind(self, a: str, b: str) -> str:
-        "'strong', 'weak' or 'independent' for the edge a → b."
-        return KINDS[self.grade[(a, b)]]
+# %% ../nbs/36_toolgraph.ipynb #69d23ec7
+@patch
+def kind(self: ToolGraph, a: str, b: str) -> str:
+    "'strong', 'weak' or 'independent' for the edge a → b."
+    return KINDS[self.grade[(a, b)]]
 
-    def starts(self) -> list[str]:
-        "Tools that return output and have no strong predecessor (sorted)."
-        strong_in = {b for (a, b), w in self.grade.items() if w == 3}
-        return sorted(n for n, io in self.tools.items() if io.observed and n not in strong_in)
+# %% ../nbs/36_toolgraph.ipynb #807cb650
+@patch
+def starts(self: ToolGraph) -> list[str]:
+    "Tools that return output and have no strong predecessor (sorted)."
+    strong_in = {b for (a, b), w in self.grade.items() if w == 3}
+    return sorted(n for n, io in self.tools.items() if io.observed and n not in strong_in)
 
-    def next_probs(self, tool: str, weights: dict | None = None, exclude: Iterable[str] = ()) -> dict[str, float]:
-        "`{next tool: probability}` after `tool`: proportional to the (re-mapped) edge weight; KeyError for an unknown tool."
-        if tool not in self.tools: raise KeyError(f"unknown tool {tool!r}")
-        wm = weights or {3: 3, 2: 2, 1: 1}
-        ex = set(exclude)
-        w = {b: float(wm[self.grade[(tool, b)]]) for b in self.tools if b != tool and b not in ex}
-        tot = sum(w.values())
-        if tot <= 0: return {}
-        return {b: x / tot for b, x in w.items() if x > 0}
+# %% ../nbs/36_toolgraph.ipynb #9fe0937d
+@patch
+def next_probs(self: ToolGraph, tool: str, weights: dict | None = None, exclude: Iterable[str] = ()) -> dict[str, float]:
+    "`{next tool: probability}` after `tool`: proportional to the (re-mapped) edge weight; KeyError for an unknown tool."
+    if tool not in self.tools: raise KeyError(f"unknown tool {tool!r}")
+    wm = weights or {3: 3, 2: 2, 1: 1}
+    ex = set(exclude)
+    w = {b: float(wm[self.grade[(tool, b)]]) for b in self.tools if b != tool and b not in ex}
+    tot = sum(w.values())
+    if tot <= 0: return {}
+    return {b: x / tot for b, x in w.items() if x > 0}
 
-    def to_networkx(self) -> nx.DiGraph:
-        "A DiGraph with node attrs `service`, `observed`, `read_only` and edge attrs `weight`, `kind`."
-        g = nx.DiGraph()
-        for n, io in self.tools.items(): g.add_node(n, service=io.service, observed=io.observed, read_only=io.read_only)
-        for (a, b), w in self.grade.items(): g.add_edge(a, b, weight=w, kind=KINDS[w])
-        return g
+# %% ../nbs/36_toolgraph.ipynb #2e1a95c0
+@patch
+def to_networkx(self: ToolGraph) -> nx.DiGraph:
+    "A DiGraph with node attrs `service`, `observed`, `read_only` and edge attrs `weight`, `kind`."
+    g = nx.DiGraph()
+    for n, io in self.tools.items(): g.add_node(n, service=io.service, observed=io.observed, read_only=io.read_only)
+    for (a, b), w in self.grade.items(): g.add_edge(a, b, weight=w, kind=KINDS[w])
+    return g
 
-    def counts(self) -> dict[str, int]:
-        "Number of directed edges of each kind."
-        out = {k: 0 for k in KINDS.values()}
-        for w in self.grade.values(): out[KINDS[w]] += 1
-        return out
+# %% ../nbs/36_toolgraph.ipynb #3abbb922
+@patch
+def counts(self: ToolGraph) -> dict[str, int]:
+    "Number of directed edges of each kind."
+    out = {k: 0 for k in KINDS.values()}
+    for w in self.grade.values(): out[KINDS[w]] += 1
+    return out
 
 # %% ../nbs/36_toolgraph.ipynb #8c0973cc
 @dataclass
@@ -228,6 +251,7 @@ class ToolWalk:
             if not out or out[-1] != s: out.append(s)
         return out
 
+# %% ../nbs/36_toolgraph.ipynb #1b80cae4
 def sample_tool_walk(graph: ToolGraph, length: int, rng: random.Random, weights: dict | None = None,
                      start: str | None = None, distinct: bool = False) -> ToolWalk:
     "A walk of `length` tools: a start tool (uniform over `graph.starts()`, or `start`), then each next tool drawn by edge weight. `distinct` forbids repeating a tool. Raises ValueError for bad length/start or when no tool can follow."
