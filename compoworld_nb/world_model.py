@@ -22,6 +22,7 @@ __all__ = ['SIMULATE_DEFAULTS', 'WORLD_MODEL_SYSTEM', 'world_model_retries', 'Wo
 # %% ../nbs/35_world_model.ipynb #913c7925
 SIMULATE_DEFAULTS = {"world_model_retries": 3}  # re-asks after a rejected answer (our choice; the paper gives no bound)
 
+# %% ../nbs/35_world_model.ipynb #93fdd978
 def world_model_retries(retries: int | None = None,  # explicit bound (wins)
                         profile: str | None = None,  # settings profile
                         env: dict | None = None,     # environment to read (default `os.environ`)
@@ -38,9 +39,11 @@ def world_model_retries(retries: int | None = None,  # explicit bound (wins)
 class WorldModelReject(ValueError):
     "A world-model answer that cannot be applied; the message names the path and the value (it is sent back to the model)."
 
+# %% ../nbs/35_world_model.ipynb #392dcc60
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*\n(.*)\n\s*```\s*$", re.S)
 _THINK = re.compile(r"^\s*<think>.*?</think>\s*", re.S)   # a reasoning model's visible thoughts before the answer
 
+# %% ../nbs/35_world_model.ipynb #f5551506
 def parse_reply(text: Any) -> dict:
     "The model's reply text as `{update: dict, observation: dict}` (a leading `<think>...</think>` block and a ```json fence around it are allowed). Raises WorldModelReject."
     if not isinstance(text, str) or not text.strip(): raise WorldModelReject("the reply is empty; answer with one JSON object")
@@ -86,6 +89,7 @@ def _record_class(state_cls: type, name: str):
     a = state_cls.model_fields[name].annotation
     return typing.get_args(a)[1] if typing.get_origin(a) is dict else None
 
+# %% ../nbs/35_world_model.ipynb #72973dcd
 def _why(e: ValidationError) -> str:
     x = e.errors()[0]
     loc = ".".join(str(p) for p in x["loc"])
@@ -93,8 +97,10 @@ def _why(e: ValidationError) -> str:
     if x["type"] == "missing": return f"missing field {loc!r}"
     return f"field {loc!r}: {x['msg']} (got {str(x.get('input'))[:60]!r})"
 
+# %% ../nbs/35_world_model.ipynb #99ccd565
 _BOOKKEEPING = ("seed", "counters")   # not world state: the fixture seed and the id counters (ids must never be reused)
 
+# %% ../nbs/35_world_model.ipynb #e74f9d92
 def _strict(validate, value, here: str):
     "Validate a JSON value as JSON, strictly (no '12' for 12, no true for 1): the model must answer with the schema's types."
     try: payload = json.dumps(value, allow_nan=False)
@@ -102,6 +108,7 @@ def _strict(validate, value, here: str):
     try: return validate(payload, strict=True)
     except ValidationError as e: raise WorldModelReject(f"{here}: {_why(e)}") from None
 
+# %% ../nbs/35_world_model.ipynb #9ef274e8
 def apply_update(state: State,               # the service's current state (never changed)
                  update: dict,               # {field: value, collection: {id: {fields} | null}}
                  read_only: bool = False,    # True: only an empty update is allowed
@@ -159,6 +166,7 @@ its new value. Use {} when nothing changes (always for a read-only tool).
 when the call must fail; a failing call changes nothing, so its update is {}.
 - Use only fields that the state schema defines, with the types it gives."""
 
+# %% ../nbs/35_world_model.ipynb #63e11e77
 def world_model_messages(service: Service, state: State, tool: Tool, kwargs: dict) -> list[dict]:
     "The chat messages for one simulated call: the system rules and one user turn of canonical JSON."
     fn = tool.schema()["function"]
@@ -177,6 +185,7 @@ class WorldModelCall:
     rejections: list = field(default_factory=list)  # reasons, in order
     error: dict | None = None # the error observation returned when not accepted
 
+# %% ../nbs/35_world_model.ipynb #d244691b
 class WorldModel:
     "A `Service.world_model` hook over an OpenAI-compatible chat endpoint: `(service, state, tool, kwargs) -> (state', observation)`."
     def __init__(self, model: str | None = None,      # model name (default: settings `[model] name`)
@@ -224,6 +233,7 @@ class WorldModel:
         finally:
             with self._lock: self.log.append(rec)
 
+# %% ../nbs/35_world_model.ipynb #afa42164
 def use_world_model(services: Iterable[Service] | dict, world_model) -> list[str]:
     "Set `world_model` as the hook of every service that has a simulated tool; returns their names (None unsets it)."
     svcs = services.values() if isinstance(services, dict) else services
@@ -232,6 +242,7 @@ def use_world_model(services: Iterable[Service] | dict, world_model) -> list[str
         if any(t.simulated for t in s.tools.values()): s.world_model = world_model; out.append(s.name)
     return out
 
+# %% ../nbs/35_world_model.ipynb #56be50ca
 def simulated_share(services: Iterable[Service] | dict) -> float:
     "Share of tools that are simulated (0.0 for no tools); the paper reports 7.1% (Appendix B)."
     svcs = list(services.values() if isinstance(services, dict) else services)
