@@ -201,7 +201,7 @@ def group_rewards(b: ArrayLike, # (N, M) 0/1 criterion passes of one rollout gro
     R = _call_reward(kind, a, {"lam": lam, "weights": weights})
     return {"R": R, "advantages": advantages(R, delta), "p": a.mean(axis=0), "w": w, "alpha": w / w.sum()}
 
-# %% ../nbs/08_rewards.ipynb #91fdf32c
+# %% ../nbs/08_rewards.ipynb #4147d5b7
 def check_pass_batch(b: ArrayLike, # (G, N, M) 0/1 passes of G groups
                     ) -> np.ndarray: # (G, N, M) float64
     "Validate stacked pass matrices; ValueError naming a bad shape or the first bad entry b[g, i, j]."
@@ -217,6 +217,7 @@ def check_pass_batch(b: ArrayLike, # (G, N, M) 0/1 passes of G groups
         raise ValueError(f"b has {int(bad.sum())} entries that are not 0 or 1, first b[{g}, {i}, {j}] = {a[g, i, j]}")
     return a
 
+# %% ../nbs/08_rewards.ipynb #1e54a14f
 def _weighted_mean_batch(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     "`_weighted_mean` for (G, N, M) passes and (G, M) or (M,) weights."
     w = np.broadcast_to(w, (a.shape[0], a.shape[2]))
@@ -225,6 +226,7 @@ def _weighted_mean_batch(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     r[a.all(axis=-1)] = 1.0
     return r
 
+# %% ../nbs/08_rewards.ipynb #3b2c8d37
 def advantages_batch(R: np.ndarray, delta: float = 1e-6) -> np.ndarray:
     "`advantages` of each row of a (G, N) reward array (Eq. 6); raises ValueError on non-finite rewards or a bad `delta`."
     delta = _check_scalar("delta", delta, positive=False)
@@ -237,6 +239,7 @@ def advantages_batch(R: np.ndarray, delta: float = 1e-6) -> np.ndarray:
     out[const] = 0.0
     return out
 
+# %% ../nbs/08_rewards.ipynb #72b726eb
 def batch_rewards(b: ArrayLike, # (G, N, M) 0/1 passes of G rollout groups
                   kind: str = "completion_focused", # the reward whose advantages are returned
                   lam: float = 0.01, # λ > 0 (Eq. 5)
