@@ -9,13 +9,15 @@ from __future__ import annotations
 import hashlib, json, random, re
 from dataclasses import dataclass, field
 from typing import Any, Callable
+from fastcore.basics import patch
 from .core import *
+from .state import scan
 from .compose import ComposedEnv, JointState, joint_hash, to_openai_name, from_openai_name
 from .llm import LLMConfig, llm_config, make_client, chat, LLMError
 from .walk import DependencyGraph, sample_services, sample_length, sample_walk, walk_settings
 from .rubric import criterion_schema
-from .task import (Task, Admission, ADMISSION_RULES, admission_errors, apply_overrides, load_rubric,
-                                materialize_s0, joint_hash_cached, _fixture)
+from .task import Task, apply_overrides, load_rubric, materialize_s0, joint_hash_cached, _fixture
+from .admission import Admission, ADMISSION_RULES, admission_errors
 from .author import AuthoringError, collateral_criteria, default_library
 
 # %% auto #0
@@ -37,6 +39,7 @@ EXPLORE_TOOLS = [
                                                                                       "limit": {"type": "integer"}}, "required": ["service", "collection"], "additionalProperties": False}}},
 ]
 
+# %% ../nbs/37_llm_author.ipynb #d889c6e3
 class Sandbox:
     "The explore phase's scratch environment: E_C over fixtures; calls change only the sandbox's own joint state."
     def __init__(self, env: ComposedEnv, s0: JointState, max_chars: int = 4000):
@@ -61,7 +64,7 @@ class Sandbox:
                 st = self.js.get(args.get("service"))
                 col = getattr(st, str(args.get("collection")), None) if st is not None and args.get("collection") in type(st).collection_names() else None
                 if col is None: out = err(404, f"no collection {args.get('collection')!r} in service {args.get('service')!r}", "collection")
-                else: out = ok([r.model_dump(mode="json") for r in list(dict.values(col))[: max(1, min(int(args.get("limit") or 3), 10))]])
+                else: out = ok([r.model_dump(mode="json") for r in list(scan(st, str(args.get("collection"))))[: max(1, min(int(args.get("limit") or 3), 10))]])
             else: out = err(404, f"unknown explore tool {name!r}", "tool")
         except Exception as e: out = err(500, f"{type(e).__name__}: {e}")
         text = canonical_json(out)
@@ -70,6 +73,7 @@ class Sandbox:
 # %% ../nbs/37_llm_author.ipynb #c8990398
 _FENCE = re.compile(r"```(?:json)?\s*(\{.*?\})\s*```", re.S)
 
+# %% ../nbs/37_llm_author.ipynb #408887b0
 def parse_design(text: str) -> dict:
     "The design object in a model reply (a ```json fence or the outermost {...}); ValueError naming what is missing."
     m = _FENCE.search(text or "")
@@ -96,9 +100,11 @@ Rules: u names no tool, parameter or generated id; every id the reference uses e
 earlier observation; every value it writes is known from s0, an earlier observation or u; each goal criterion
 must fail if one reference call is left out; criteria are JSON data only, never code."""
 
+# %% ../nbs/37_llm_author.ipynb #af99a8bb
 def _rules_text() -> str:
     return "\n".join(f"- {n}: {(f.__doc__ or '').strip().splitlines()[0] if f.__doc__ else ''}" for n, f in ADMISSION_RULES.items())
 
+# %% ../nbs/37_llm_author.ipynb #92b93c11
 @dataclass
 class LLMAuthor:
     "Authors tasks with a chat model over any OpenAI-compatible endpoint (see `compoworld_nb.llm`)."
@@ -123,86 +129,92 @@ class LLMAuthor:
         messages.append(turn)
         return turn
 
-    def explore(self, env: ComposedEnv, s0: JointState, G: DependencyGraph, messages: list[dict]) -> int:
-        "The explore phase: answer the model's sandbox tool calls until it stops calling (returns the number of calls made)."
-        sb, n = Sandbox(env, s0), 0
-        messages.append({"role": "user", "content":
-            f"Services in the task (C): {G.C}; distractors: {G.distractors}. The walk visits, in order: {G.walk}.\n"
-            f"Explore the services with the tools to learn their tools and records; reply without a tool call when done."})
-        while True:
-            turn = self._chat(messages, EXPLORE_TOOLS)
-            if not turn["tool_calls"]: return n
-            for tc in turn["tool_calls"]:                  # every call gets an answer, refused ones included
-                try: args = json.loads(tc["function"]["arguments"] or "{}")
-                except (TypeError, json.JSONDecodeError): args = None
-                if n < self.max_explore_calls:
-                    out = sb.run(tc["function"]["name"], args); n += 1
-                    self.log.append(("explore", f"{tc['function']['name']} {str(args)[:120]}"))
-                else: out = canonical_json(err(422, f"the explore budget of {self.max_explore_calls} calls is spent"))
-                messages.append({"role": "tool", "tool_call_id": tc["id"], "content": out})
-            if n >= self.max_explore_calls: return n
+# %% ../nbs/37_llm_author.ipynb #4386da78
+@patch
+def explore(self: LLMAuthor, env: ComposedEnv, s0: JointState, G: DependencyGraph, messages: list[dict]) -> int:
+    "The explore phase: answer the model's sandbox tool calls until it stops calling (returns the number of calls made)."
+    sb, n = Sandbox(env, s0), 0
+    messages.append({"role": "user", "content":
+        f"Services in the task (C): {G.C}; distractors: {G.distractors}. The walk visits, in order: {G.walk}.\n"
+        f"Explore the services with the tools to learn their tools and records; reply without a tool call when done."})
+    while True:
+        turn = self._chat(messages, EXPLORE_TOOLS)
+        if not turn["tool_calls"]: return n
+        for tc in turn["tool_calls"]:                  # every call gets an answer, refused ones included
+            try: args = json.loads(tc["function"]["arguments"] or "{}")
+            except (TypeError, json.JSONDecodeError): args = None
+            if n < self.max_explore_calls:
+                out = sb.run(tc["function"]["name"], args); n += 1
+                self.log.append(("explore", f"{tc['function']['name']} {str(args)[:120]}"))
+            else: out = canonical_json(err(422, f"the explore budget of {self.max_explore_calls} calls is spent"))
+            messages.append({"role": "tool", "tool_call_id": tc["id"], "content": out})
+        if n >= self.max_explore_calls: return n
 
-    def assemble(self, design: dict, G: DependencyGraph, seed: int, world_seed: int) -> Task:
-        "Build the task from a design: s0 (validated overrides), the probe (g), goal criteria (schema-checked) plus derived collateral criteria. Raises AuthoringError naming the rule."
-        ov = design.get("s0_overrides") or {}
-        ref = [{"tool": c["tool"], "arguments": c.get("arguments") or {}} for c in design["reference"]]
-        visits = [c.get("visit") for c in design["reference"]]
-        rows = [dict(r, id=str(r.get("id") or f"c{i + 1}"), weight=r.get("weight", 1.0)) for i, r in enumerate(design["rubric"])]
-        if any(r.get("kind") == "unchanged" for r in rows): rows = [r for r in rows if r.get("kind") != "unchanged"]  # collateral is derived
-        try: load_rubric(rows)
-        except Exception as e: raise AuthoringError("criteria_schema", f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
-        meta = {"K": len(G.C), "L": len(G.walk), "author": "llm", "model": self.model, "seed": seed, "world_seed": world_seed,
-                "visits": visits, "changes": design.get("changes", [])}
-        draft = Task(id="draft", u=str(design["instruction"]), services=G.C, distractors=G.distractors, walk=G.walk, graph=G.to_json(),
-                     s0={"seed": world_seed, "overrides": ov}, s0_hash="", reference=ref, answer=design.get("answer"),
-                     g_hash="", rubric=rows, meta=meta)
-        try: s0 = materialize_s0(draft, self.library, check=False)
-        except Exception as e: raise AuthoringError("s0_materialises", f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
-        draft = draft.model_copy(update={"s0_hash": joint_hash_cached(s0)})
-        adm = Admission(draft, self.library)
-        draft = draft.model_copy(update={"g_hash": joint_hash_cached(adm.run.g)})
-        coll = collateral_criteria(adm)
-        for j, c in enumerate(coll): c.update(id=f"x{j + 1}", weight=1.0)
-        u_hash = hashlib.sha256(f"{seed}:{draft.u}:{draft.s0_hash}".encode()).hexdigest()[:10]
-        return draft.model_copy(update={"id": "l" + u_hash, "rubric": load_rubric(rows + coll).to_json()})
+# %% ../nbs/37_llm_author.ipynb #44c3ccf9
+@patch
+def assemble(self: LLMAuthor, design: dict, G: DependencyGraph, seed: int, world_seed: int) -> Task:
+    "Build the task from a design: s0 (validated overrides), the probe (g), goal criteria (schema-checked) plus derived collateral criteria. Raises AuthoringError naming the rule."
+    ov = design.get("s0_overrides") or {}
+    ref = [{"tool": c["tool"], "arguments": c.get("arguments") or {}} for c in design["reference"]]
+    visits = [c.get("visit") for c in design["reference"]]
+    rows = [dict(r, id=str(r.get("id") or f"c{i + 1}"), weight=r.get("weight", 1.0)) for i, r in enumerate(design["rubric"])]
+    if any(r.get("kind") == "unchanged" for r in rows): rows = [r for r in rows if r.get("kind") != "unchanged"]  # collateral is derived
+    try: load_rubric(rows)
+    except Exception as e: raise AuthoringError("criteria_schema", f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
+    meta = {"K": len(G.C), "L": len(G.walk), "author": "llm", "model": self.model, "seed": seed, "world_seed": world_seed,
+            "visits": visits, "changes": design.get("changes", [])}
+    draft = Task(id="draft", u=str(design["instruction"]), services=G.C, distractors=G.distractors, walk=G.walk, graph=G.to_json(),
+                 s0={"seed": world_seed, "overrides": ov}, s0_hash="", reference=ref, answer=design.get("answer"),
+                 g_hash="", rubric=rows, meta=meta)
+    try: s0 = materialize_s0(draft, self.library, check=False)
+    except Exception as e: raise AuthoringError("s0_materialises", f"{type(e).__name__}: {str(e).splitlines()[0]}") from None
+    draft = draft.model_copy(update={"s0_hash": joint_hash_cached(s0)})
+    adm = Admission(draft, self.library)
+    draft = draft.model_copy(update={"g_hash": joint_hash_cached(adm.run.g)})
+    coll = collateral_criteria(adm)
+    for j, c in enumerate(coll): c.update(id=f"x{j + 1}", weight=1.0)
+    u_hash = hashlib.sha256(f"{seed}:{draft.u}:{draft.s0_hash}".encode()).hexdigest()[:10]
+    return draft.model_copy(update={"id": "l" + u_hash, "rubric": load_rubric(rows + coll).to_json()})
 
-    def author(self, seed: int, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
-               n_distractors: int | None = None, domain: str | None = None, graph: DependencyGraph | None = None,
-               world_seed: int | None = None) -> Task:
-        "One admitted task (explore → design → probe → submit, with revisions). Raises AuthoringError('revisions_exhausted' with `.errors`) or LLMError when the model fails."
-        self.log = []
-        rng = random.Random(seed)
-        if graph is None:
-            w = walk_settings(k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
-            C, D = sample_services(self.library, w["k"], rng, domain, w["distractors"])
-            graph = DependencyGraph(C, sample_walk(C, sample_length(rng, w["k"], w["l_min"], w["l_max"]), rng), D)
-        ws = seed if world_seed is None else world_seed
-        env = ComposedEnv([self.library[n] for n in graph.C + graph.distractors])
-        s0 = {n: _fixture(s, ws) for n, s in env.services.items()}
-        messages = [{"role": "system", "content": SYSTEM_PROMPT}]
-        self.explore(env, s0, graph, messages)
-        messages.append({"role": "user", "content":
-            "Design the task now. Reply with one JSON object with keys s0_overrides, instruction, reference (each call with "
-            "tool, arguments and visit: its walk position), answer, rubric (Criterion JSON: id, kind 'state' or 'output', "
-            "service, collection, where, field, op, value, edge, covers) and changes ([{visit, service, criteria}]).\n"
-            f"Criterion JSON schema: {json.dumps(criterion_schema()['properties'])}\nAdmission rules:\n{_rules_text()}"})
-        errors: list[str] = []
-        for attempt in range(self.max_revisions + 1):
-            turn = self._chat(messages)
-            try:
-                design = parse_design(turn["content"])
-                task = self.assemble(design, graph, seed, ws)
-                errors = admission_errors(task, self.library)
-            except ValueError as e: errors = [f"design_json: {e}"]
-            except AuthoringError as e: errors = [str(e)]
-            self.log.append(("probe", errors or "admitted"))
-            if not errors: return task.model_copy(update={"meta": {**task.meta, "revisions": attempt}})
-            if attempt < self.max_revisions:
-                messages.append({"role": "user", "content": "The task was rejected. Broken rules:\n" + "\n".join(f"- {e}" for e in errors)
-                                 + "\nRevise the design and reply with the whole corrected JSON object."})
-        e = AuthoringError("revisions_exhausted", f"no admitted design after {self.max_revisions + 1} designs; last: {errors[:3]}")
-        e.errors = errors
-        raise e
+# %% ../nbs/37_llm_author.ipynb #85cf59b7
+@patch
+def author(self: LLMAuthor, seed: int, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
+           n_distractors: int | None = None, domain: str | None = None, graph: DependencyGraph | None = None,
+           world_seed: int | None = None) -> Task:
+    "One admitted task (explore → design → probe → submit, with revisions). Raises AuthoringError('revisions_exhausted' with `.errors`) or LLMError when the model fails."
+    self.log = []
+    rng = random.Random(seed)
+    if graph is None:
+        w = walk_settings(k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
+        C, D = sample_services(self.library, w["k"], rng, domain, w["distractors"])
+        graph = DependencyGraph(C, sample_walk(C, sample_length(rng, w["k"], w["l_min"], w["l_max"]), rng), D)
+    ws = seed if world_seed is None else world_seed
+    env = ComposedEnv([self.library[n] for n in graph.C + graph.distractors])
+    s0 = {n: _fixture(s, ws) for n, s in env.services.items()}
+    messages = [{"role": "system", "content": SYSTEM_PROMPT}]
+    self.explore(env, s0, graph, messages)
+    messages.append({"role": "user", "content":
+        "Design the task now. Reply with one JSON object with keys s0_overrides, instruction, reference (each call with "
+        "tool, arguments and visit: its walk position), answer, rubric (Criterion JSON: id, kind 'state' or 'output', "
+        "service, collection, where, field, op, value, edge, covers) and changes ([{visit, service, criteria}]).\n"
+        f"Criterion JSON schema: {json.dumps(criterion_schema()['properties'])}\nAdmission rules:\n{_rules_text()}"})
+    errors: list[str] = []
+    for attempt in range(self.max_revisions + 1):
+        turn = self._chat(messages)
+        try:
+            design = parse_design(turn["content"])
+            task = self.assemble(design, graph, seed, ws)
+            errors = admission_errors(task, self.library)
+        except ValueError as e: errors = [f"design_json: {e}"]
+        except AuthoringError as e: errors = [str(e)]
+        self.log.append(("probe", errors or "admitted"))
+        if not errors: return task.model_copy(update={"meta": {**task.meta, "revisions": attempt}})
+        if attempt < self.max_revisions:
+            messages.append({"role": "user", "content": "The task was rejected. Broken rules:\n" + "\n".join(f"- {e}" for e in errors)
+                             + "\nRevise the design and reply with the whole corrected JSON object."})
+    e = AuthoringError("revisions_exhausted", f"no admitted design after {self.max_revisions + 1} designs; last: {errors[:3]}")
+    e.errors = errors
+    raise e
 
 # %% ../nbs/37_llm_author.ipynb #0e8c657c
 class ScriptedModel:
