@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 # %% auto #0
-__all__ = ['STATUSES', 'VIOLATION_EXIT', 'MEMORY_EXIT', 'ERROR_EXIT', 'HOOK_WARNING', 'PYTEST_ARGS', 'SandboxError', 'Limits',
-           'SandboxResult', 'read_roots', 'bwrap_argv', 'namespaces_available', 'isolation_level', 'run_sandboxed',
-           'run_script', 'run_pytest', 'describe_module', 'check_module']
+__all__ = ['STATUSES', 'VIOLATION_EXIT', 'MEMORY_EXIT', 'ERROR_EXIT', 'HOOK_WARNING', 'PYTEST_ARGS', 'TEST_SUBSET',
+           'SandboxError', 'Limits', 'SandboxResult', 'read_roots', 'bwrap_argv', 'namespaces_available',
+           'isolation_level', 'run_sandboxed', 'run_script', 'run_pytest', 'describe_module', 'HostError',
+           'ServiceHost', 'SubsetError', 'StateRef', 'grade_tests', 'check_module']
 
 # %% ../nbs/33_sandbox.ipynb #19812a35
 class SandboxError(RuntimeError):
@@ -83,7 +84,7 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
 _PRELOAD = {"script": ("runpy", "subprocess"), "describe": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "subprocess"),
             "pytest": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "tempfile", "shutil", "subprocess")}
-_PRELOAD["check"] = _PRELOAD["pytest"]
+_PRELOAD["serve"] = _PRELOAD["describe"]
 # Functions that tell whether a path exists (and its type, size, target) without opening it and raise no audit
 # event: the bootstrap routes them through the hook, which answers PermissionError for a path outside.
 _META_FUNCS = ("stat", "lstat", "access", "readlink")
@@ -308,7 +309,7 @@ def _boot():
     for m in cfg["preload"]:
         try: importlib.import_module(m)
         except Exception: pass
-    if cfg["action"]["kind"] in ("pytest", "check"):
+    if cfg["action"]["kind"] == "pytest":
         import pytest, _pytest.capture, _pytest.tmpdir, _pytest.junitxml, _pytest.runner, _pytest.python, _pytest.assertion.rewrite
     _scrub(cfg["scrub"])
     _scrub_funcs(cfg["scrub_funcs"])
@@ -353,6 +354,46 @@ def _boot():
                 "passed": sum(r["outcome"] == "passed" for r in rows if r["when"] == "call"),
                 "failed": sum(r["outcome"] == "failed" for r in rows if r["when"] == "call"),
                 "errors": sum(r["outcome"] in ("failed", "error") and r["when"] != "call" for r in rows)}
+    def serve(module, attr, rin, wout):
+        # Answer the parent's requests, one JSON line each, until it closes the pipe. What goes back is data only (the
+        # listing, state handles, observations, field values): the parent grades the tests itself, so nothing this
+        # process writes (the module's code included) can make a test pass.
+        from compoworld_nb.core import canonical_json
+        try: first, svc = {"ok": True, "value": describe(module, attr)}, getattr(sys.modules[module], attr)
+        except MemoryError: raise
+        except Exception as e: first, svc = {"ok": False, "error": "".join(traceback.format_exception(e))[-3000:]}, None
+        states, buf = [], b""
+        def ref(st):
+            for i, x in enumerate(states):
+                if x is st: return i
+            states.append(st); return len(states) - 1
+        def answer(obj):
+            try: b = canonical_json(obj).encode() + b"\n"
+            except Exception as e: b = json.dumps({"ok": False, "error": "the reply has no JSON form: " + type(e).__name__ + ": " + str(e)[:300]}).encode() + b"\n"
+            while b: b = b[os.write(wout, b):]
+        while True:
+            while b"\n" not in buf:
+                chunk = os.read(rin, 1 << 16)
+                if not chunk: return
+                buf += chunk
+            line, buf = buf.split(b"\n", 1)
+            try:
+                req = json.loads(line)
+                op = req["op"]
+                if op == "describe": out = first
+                elif svc is None: out = {"ok": False, "error": "the module did not import"}
+                elif op == "init": out = {"ok": True, "value": ref(svc.initial_state(req["seed"]))}
+                elif op == "call":
+                    s1, obs = svc.call(states[req["state"]], req["tool"], req["args"])
+                    out = {"ok": True, "value": [ref(s1), obs]}
+                elif op == "get":
+                    st = states[req["state"]]
+                    if req["name"] in type(st).model_fields: out = {"ok": True, "value": st.model_dump(mode="json", include={req["name"]})[req["name"]]}
+                    else: out = {"ok": False, "error": "AttributeError: " + type(st).__name__ + " has no field " + repr(req["name"])}
+                else: out = {"ok": False, "error": "unknown request " + repr(op)}
+            except MemoryError: raise
+            except Exception as e: out = {"ok": False, "error": type(e).__name__ + ": " + str(e)[:1000]}
+            answer(out)
     try:
         if act["kind"] == "script":
             import runpy
@@ -361,16 +402,12 @@ def _boot():
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
                 _flush(); report({"exit": code}); _exit(code)
             report({"exit": 0})
+        elif act["kind"] == "serve": serve(act["module"], act.get("attr", "service"), cfg["req_fd"], cfg["resp_fd"])
         else:
             out = {}
-            if act["kind"] in ("describe", "check"):
-                try: out["describe"] = describe(act["module"], act.get("attr", "service"))
-                except MemoryError: raise
-                except Exception as e:
-                    if act["kind"] == "describe": raise
-                    out["describe"] = {"error": "".join(traceback.format_exception(e))[-3000:]}
-            if act["kind"] in ("pytest", "check"): out["pytest"] = run_tests(act["args"])
-            report(out if act["kind"] == "check" else out[act["kind"]])
+            if act["kind"] == "describe": out["describe"] = describe(act["module"], act.get("attr", "service"))
+            if act["kind"] == "pytest": out["pytest"] = run_tests(act["args"])
+            report(out[act["kind"]])
     except MemoryError:
         try: write(2, (cfg["mark"] + "MemoryError\n").encode())
         finally: _exit(cfg["memory_exit"])
@@ -550,53 +587,91 @@ def _classify(rc, timed_out, lim, stderr, data, cpu: float = 0.0, wall: float = 
         return "failed", f"raised {last[-1].strip() if last else 'an exception'}", None
     return "failed", f"exited with status {rc}", None
 
+@dataclass
+class _Child:
+    "A started sandboxed child: its process, folders and output files (closed and removed by `_collect`)."
+    proc: subprocess.Popen
+    sb: str
+    io_dir: str
+    level: str
+    lim: Limits
+    t0: float
+    outs: tuple
+
+_KINDS = ("script", "pytest", "describe", "serve")
+
+def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_roots: tuple = (), hook: bool = True,
+            pass_fds: tuple = (), cfg_extra: dict | None = None) -> _Child:
+    "Write `files` into a fresh sandbox folder and start the child on `action` (more descriptors `pass_fds`, named in `cfg_extra`)."
+    _check_files(files)
+    if not isinstance(action, dict) or action.get("kind") not in _KINDS:
+        raise ValueError(f"action={action!r} must be a dict with kind " + ", ".join(map(repr, _KINDS)))
+    level = isolation_level(isolation)
+    if not hook and level != "namespaces": raise SandboxError("hook=False is only allowed at the 'namespaces' level")
+    sb, io_dir = os.path.realpath(tempfile.mkdtemp(prefix="cw-sandbox-")), tempfile.mkdtemp(prefix="cw-sandbox-io-")
+    outs = ()
+    try:
+        for k, v in files.items():
+            p = Path(sb, k); p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_bytes(v if isinstance(v, bytes) else v.encode("utf-8"))
+        Path(sb, ".tmp").mkdir(exist_ok=True)
+        env = {"PATH": "/usr/bin:/bin", "HOME": sb, "TMPDIR": str(Path(sb, ".tmp")), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+        roots = read_roots(extra_read_roots)
+        outs = tuple(open(Path(io_dir, n), "wb") for n in ("stdout", "stderr", "result"))
+        fo, fe, fr = outs
+        cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
+               "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
+               "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
+               "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,
+               "memory_exit": MEMORY_EXIT, "error_exit": ERROR_EXIT, **(cfg_extra or {})}
+        boot = _BOOT if hook else _BOOT.replace("    _arm(cfg)\n", "")
+        argv = [sys.executable, "-I", "-c", boot, json.dumps(cfg)]
+        if level == "namespaces": argv = bwrap_argv(sb, roots, env, shutil.which("bwrap")) + argv
+        nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid()) + lim.nproc
+        t0 = time.monotonic()
+        proc = subprocess.Popen(argv, cwd=sb, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe, pass_fds=(fr.fileno(), *pass_fds),
+                                start_new_session=True, preexec_fn=_limiter(lim, nproc), close_fds=True)
+    except BaseException:
+        for f in outs: f.close()
+        shutil.rmtree(sb, ignore_errors=True); shutil.rmtree(io_dir, ignore_errors=True)
+        raise
+    return _Child(proc, sb, io_dir, level, lim, t0, outs)
+
+def _collect(ch: _Child, over: bool | str = False) -> SandboxResult:
+    "Wait for the child until its wall-clock deadline (at once if `over`: 'wall' | 'disk'), read what it left, remove its folders, classify."
+    lim = ch.lim
+    try:
+        if over:
+            try: os.killpg(ch.proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError): pass
+        rc, cpu, timed_out = _wait(ch.proc, max(0.0, ch.t0 + lim.wall_s - time.monotonic()), (ch.sb, lim.disk_mb << 20))
+        timed_out = over or timed_out
+        if not timed_out and _du(ch.sb) > lim.disk_mb << 20: timed_out = "disk"   # written between two measurements
+        wall = time.monotonic() - ch.t0
+        for f in ch.outs: f.close()
+        io_dir = Path(ch.io_dir)
+        stdout, stderr = _tail(io_dir / "stdout", lim.output_chars), _tail(io_dir / "stderr", lim.output_chars)
+        res_p, data = io_dir / "result", None
+        if res_p.stat().st_size and res_p.stat().st_size <= lim.fsize_mb << 20:
+            try: data = json.loads(res_p.read_text(encoding="utf-8"))
+            except ValueError: data = None
+    finally:
+        for f in ch.outs: f.close()
+        shutil.rmtree(ch.sb, ignore_errors=True); shutil.rmtree(ch.io_dir, ignore_errors=True)
+    status, reason, viol = _classify(rc, timed_out, lim, stderr, data, cpu, wall)
+    return SandboxResult(status, reason, rc, stdout, stderr, round(wall, 3), ch.level, data if status in ("ok", "failed", "memory") else None, viol)
+
 def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} written into the fresh sandbox directory
-                  action: dict,                   # {'kind': 'script', 'path': P} | {'kind': 'pytest', 'args': [...]} | {'kind': 'describe', 'module': M} | {'kind': 'check', 'module': M, 'args': [...]}
+                  action: dict,                   # {'kind': 'script', 'path': P} | {'kind': 'pytest', 'args': [...]} | {'kind': 'describe', 'module': M}
                   limits: Limits | None = None,   # default `Limits()`
                   isolation: str = "auto",        # 'auto' | 'namespaces' | 'hook' (see `isolation_level`)
                   extra_read_roots: tuple = (),   # more read-only folders (realpaths)
                   hook: bool = True,              # False only to test the namespace level on its own
                  ) -> SandboxResult:
     "Run `action` over `files` in a new sandboxed child; never raises for what the child does (see `SandboxResult.status`)."
-    lim = limits or Limits()
-    _check_files(files)
-    if not isinstance(action, dict) or action.get("kind") not in ("script", "pytest", "describe", "check"):
-        raise ValueError(f"action={action!r} must be a dict with kind 'script', 'pytest', 'describe' or 'check'")
-    level = isolation_level(isolation)
-    if not hook and level != "namespaces": raise SandboxError("hook=False is only allowed at the 'namespaces' level")
-    with tempfile.TemporaryDirectory(prefix="cw-sandbox-") as sb, tempfile.TemporaryDirectory(prefix="cw-sandbox-io-") as io_dir:
-        sb, io_dir = os.path.realpath(sb), Path(io_dir)
-        for k, v in files.items():
-            p = Path(sb, k); p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_bytes(v if isinstance(v, bytes) else v.encode("utf-8"))
-        Path(sb, ".tmp").mkdir(exist_ok=True)
-        out_p, err_p, res_p = io_dir / "stdout", io_dir / "stderr", io_dir / "result"
-        env = {"PATH": "/usr/bin:/bin", "HOME": sb, "TMPDIR": str(Path(sb, ".tmp")), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-               "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-        roots = read_roots(extra_read_roots)
-        with open(out_p, "wb") as fo, open(err_p, "wb") as fe, open(res_p, "wb") as fr:
-            cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
-                   "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
-                   "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
-                   "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,
-                   "memory_exit": MEMORY_EXIT, "error_exit": ERROR_EXIT}
-            boot = _BOOT if hook else _BOOT.replace("    _arm(cfg)\n", "")
-            argv = [sys.executable, "-I", "-c", boot, json.dumps(cfg)]
-            if level == "namespaces": argv = bwrap_argv(sb, roots, env, shutil.which("bwrap")) + argv
-            nproc = None if os.geteuid() == 0 else _user_tasks(os.getuid()) + lim.nproc
-            t0 = time.monotonic()
-            proc = subprocess.Popen(argv, cwd=sb, env=env, stdin=subprocess.DEVNULL, stdout=fo, stderr=fe, pass_fds=(fr.fileno(),),
-                                    start_new_session=True, preexec_fn=_limiter(lim, nproc), close_fds=True)
-            rc, cpu, timed_out = _wait(proc, lim.wall_s, (sb, lim.disk_mb << 20))
-            if not timed_out and _du(sb) > lim.disk_mb << 20: timed_out = "disk"   # written between two measurements
-            wall = time.monotonic() - t0
-        stdout, stderr = _tail(out_p, lim.output_chars), _tail(err_p, lim.output_chars)
-        data = None
-        if res_p.stat().st_size and res_p.stat().st_size <= lim.fsize_mb << 20:
-            try: data = json.loads(res_p.read_text(encoding="utf-8"))
-            except ValueError: data = None
-    status, reason, viol = _classify(rc, timed_out, lim, stderr, data, cpu, wall)
-    return SandboxResult(status, reason, rc, stdout, stderr, round(wall, 3), level, data if status in ("ok", "failed", "memory") else None, viol)
+    if isinstance(action, dict) and action.get("kind") == "serve": raise ValueError("action kind 'serve' runs through `ServiceHost`")
+    return _collect(_launch(files, action, limits or Limits(), isolation, extra_read_roots, hook))
 
 def run_script(code: str, limits: Limits | None = None, isolation: str = "auto", name: str = "main.py", files: dict | None = None, **kw) -> SandboxResult:
     "Run the Python source `code` as `__main__` in a sandbox (with more `files` beside it)."
@@ -620,8 +695,542 @@ def describe_module(files: dict[str, str], module: str, limits: Limits | None = 
     if not module.isidentifier(): raise ValueError(f"module={module!r} must be a Python module name")
     return run_sandboxed(files, {"kind": "describe", "module": module}, limits, isolation, **kw)
 
-def check_module(files: dict[str, str], module: str, tests: list[str] | None = None, limits: Limits | None = None, isolation: str = "auto", **kw) -> SandboxResult:
-    "`describe_module` then `run_pytest` in one sandboxed run (one start-up); `data` = {describe: listing or {error: traceback}, pytest: test results}."
-    if not module.isidentifier(): raise ValueError(f"module={module!r} must be a Python module name")
-    files, args = _pytest_args(files, tests)
-    return run_sandboxed(files, {"kind": "check", "module": module, "args": args}, limits, isolation, **kw)
+
+# %% ../nbs/33_sandbox.ipynb #h4v00002
+class HostError(RuntimeError):
+    "The sandboxed service answered a request with an error, or stopped answering (then `fatal`); the message says which."
+    def __init__(self, message: str, fatal: bool = False): super().__init__(message); self.fatal = fatal
+
+class ServiceHost:
+    """A model-written service module imported in a sandboxed child (`run_sandboxed`'s limits and isolation) that answers
+    requests over two pipes: `describe` (the tool listing), `init` (seed -> state handle), `call` (handle, tool, args ->
+    [handle, observation]) and `get` (handle, field -> the field's JSON value). Replies are data only; the caller
+    decides what they mean. Use as a context manager; `close()` ends the child and returns its `SandboxResult`."""
+    def __init__(self, files: dict[str, str | bytes], module: str, attr: str = "service", limits: Limits | None = None,
+                 isolation: str = "auto", extra_read_roots: tuple = (), max_reply_mb: int = 8):
+        if not isinstance(module, str) or not module.isidentifier(): raise ValueError(f"module={module!r} must be a Python module name")
+        self.lim, self.max_reply, self.result, self._over, self._buf, self._next_du = limits or Limits(), max_reply_mb << 20, None, False, b"", 0.0
+        req_r, req_w = os.pipe(); resp_r, resp_w = os.pipe()
+        try: self._ch = _launch(files, {"kind": "serve", "module": module, "attr": attr}, self.lim, isolation, extra_read_roots,
+                                pass_fds=(req_r, resp_w), cfg_extra={"req_fd": req_r, "resp_fd": resp_w})
+        except BaseException: os.close(req_w); os.close(resp_r); raise
+        finally: os.close(req_r); os.close(resp_w)
+        os.set_blocking(req_w, False); os.set_blocking(resp_r, False)
+        self._w, self._r, self.isolation, self.dead = req_w, resp_r, self._ch.level, None
+
+    def __enter__(self): return self
+    def __exit__(self, *exc): self.close()
+
+    def _die(self, why: str, over: bool | str = False):
+        self.dead, self._over = why, self._over or over
+        raise HostError(why, fatal=True)
+
+    def _remaining(self) -> float:
+        left = self._ch.t0 + self.lim.wall_s - time.monotonic()
+        if left <= 0: self._die(f"stopped at the wall-clock limit of {self.lim.wall_s:g} s", "wall")
+        now = time.monotonic()
+        if now >= self._next_du:                       # the disk cap, measured at most every 0.1 s while serving
+            self._next_du = now + 0.1
+            if _du(self._ch.sb) > self.lim.disk_mb << 20: self._die(f"wrote more than the disk limit of {self.lim.disk_mb} MiB", "disk")
+        return left
+
+    def request(self, op: str, **kw) -> Any:
+        "Send one request and return its reply's value; HostError for an error reply, a dead child, a bad reply or the wall-clock limit."
+        import select
+        if self.dead: raise HostError(self.dead, fatal=True)
+        if self.result is not None: raise HostError("the sandboxed service was closed", fatal=True)
+        try: b = (json.dumps({"op": op, **kw}, allow_nan=False) + "\n").encode()
+        except (TypeError, ValueError) as e: raise HostError(f"the request has no JSON form: {e}") from None
+        while b:
+            if not select.select([], [self._w], [], self._remaining())[1]: continue
+            try: b = b[os.write(self._w, b):]
+            except BlockingIOError: continue
+            except (BrokenPipeError, OSError): self._die("the sandboxed service stopped (its pipe closed)")
+        while b"\n" not in self._buf:
+            if not select.select([self._r], [], [], self._remaining())[0]: continue
+            try: chunk = os.read(self._r, 1 << 16)
+            except BlockingIOError: continue
+            if not chunk: self._die("the sandboxed service stopped answering (it exited)")
+            self._buf += chunk
+            if len(self._buf) > self.max_reply: self._die(f"a reply longer than {self.max_reply >> 20} MiB")
+        line, self._buf = self._buf.split(b"\n", 1)
+        try: reply = json.loads(line)
+        except (ValueError, RecursionError): self._die("a reply that is not JSON")
+        if type(reply) is not dict or reply.get("ok") not in (True, False): self._die("a reply of the wrong shape")
+        if not reply["ok"]: raise HostError(str(reply.get("error"))[:3000])
+        return reply.get("value")
+
+    def close(self) -> SandboxResult:
+        "End the child (it sees end of input and exits) and return its `SandboxResult` (the same one on later calls)."
+        if self.result is None:
+            for fd in (self._w, self._r):
+                try: os.close(fd)
+                except OSError: pass
+            self.result = _collect(self._ch, self._over)
+        return self.result
+
+
+# %% ../nbs/33_sandbox.ipynb #h4v00006
+import ast, operator
+
+class SubsetError(ValueError):
+    "A test file the checker cannot run: a syntax error or a construct outside the subset; the message names the file and line."
+
+class _Fail(Exception):
+    "One test's failure (its message is what the report shows)."
+
+class StateRef:
+    "A handle on a state held by the sandboxed service: fields read through the host (`s.entries`); `s1 is s0` compares handles."
+    __slots__ = ("host", "h")
+    def __init__(self, host, h): self.host, self.h = host, h
+    def __repr__(self): return f"<state {self.h}>"
+
+class _Rec(dict):
+    "A JSON object from the service; its keys read as attributes too (`rec.title`)."
+    __slots__ = ()
+
+def _data(v):
+    "JSON from the host as test values: objects as `_Rec`."
+    if type(v) is dict: return _Rec({k: _data(x) for k, x in v.items()})
+    if type(v) is list: return [_data(x) for x in v]
+    return v
+
+class _Func:
+    "A function of the test file, run by the interpreter."
+    def __init__(self, node): self.node = node
+    def __repr__(self): return f"<function {self.node.name}>"
+
+class _Builtin:
+    "A callable of the subset: a built-in function or type (`type_`), a method of a data value, the service's `call`."
+    def __init__(self, name, fn, kw=False, type_=None): self.name, self.fn, self.kw, self.type_ = name, fn, kw, type_
+    def __repr__(self): return f"<{self.name}>"
+
+class _Service:
+    "The `service` a test file imports: its listing, and `call`/`initial_state` through the host."
+    def __init__(self, host, listing): self.host, self.listing = host, listing
+    def __repr__(self): return f"<service {self.listing.get('name')!r}>"
+
+_MAX_LEN, _MAX_BITS = 1_000_000, 4096
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.BitAnd: operator.and_,
+           ast.BitOr: operator.or_, ast.BitXor: operator.xor}
+_CMPOPS = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+           ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
+           ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
+_CMPTEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Is: "is",
+            ast.IsNot: "is not", ast.In: "in", ast.NotIn: "not in"}
+_METHODS = {str: {"startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "split", "join", "count", "find",
+                  "index", "isdigit", "isalpha", "isalnum", "isspace", "islower", "isupper", "title", "splitlines", "partition"},
+            dict: {"get", "keys", "values", "items"}, list: {"count", "index", "append", "copy"},
+            tuple: {"count", "index"}, set: {"issubset", "issuperset", "union", "intersection", "difference", "add"}}
+
+def _size(v) -> int: return len(v) if isinstance(v, (str, list, tuple, dict, set)) else 0
+
+def _bounded(v):
+    "`v`, if within the subset's bounds: strings and collections of at most 1e6 items, integers of at most 4096 bits."
+    if type(v) is int and v.bit_length() > _MAX_BITS: raise _Fail(f"an integer of more than {_MAX_BITS} bits")
+    if _size(v) > _MAX_LEN: raise _Fail(f"a value of more than {_MAX_LEN} items")
+    return v
+
+def _mklist(it=()) -> list:
+    if isinstance(it, (dict, set, str, list, tuple)): return _bounded(list(it))
+    raise _Fail(f"{type(it).__name__} is not a collection")
+
+def _range(*a):
+    if not a or not all(type(x) is int for x in a): raise _Fail("range takes integers")
+    r = range(*a)
+    if len(r) > _MAX_LEN: raise _Fail(f"a range of more than {_MAX_LEN} items")
+    return list(r)
+
+def _isinstance(x, t):
+    ts = t if isinstance(t, tuple) else (t,)
+    if not all(isinstance(y, _Builtin) and y.type_ is not None for y in ts):
+        raise _Fail("isinstance takes a built-in type (dict, list, str, int, float, bool, tuple, set) or a tuple of them")
+    return isinstance(x, tuple(y.type_ for y in ts))
+
+_BUILTINS = {n: _Builtin(n, f, type_=ty) for n, (f, ty) in {
+    "dict": (lambda *a, **kw: _bounded(dict(*map(_mklist, a), **kw)), dict), "list": (_mklist, list),
+    "tuple": (lambda *a: tuple(_mklist(*a)), tuple), "set": (lambda *a: set(_mklist(*a)), set),
+    "str": (lambda *a: _bounded(str(*a)), str), "int": (int, int), "float": (float, float), "bool": (bool, bool),
+    "len": (len, None), "abs": (abs, None), "round": (round, None), "repr": (lambda x: _bounded(repr(x)), None),
+    "min": (lambda *a: min(*a), None), "max": (lambda *a: max(*a), None), "sum": (lambda it, start=0: sum(_mklist(it), start), None),
+    "any": (lambda it: any(_mklist(it)), None), "all": (lambda it: all(_mklist(it)), None), "range": (_range, None),
+    "sorted": (lambda it, reverse=False: sorted(_mklist(it), reverse=bool(reverse)), None),
+    "enumerate": (lambda it, start=0: list(enumerate(_mklist(it), start)), None),
+    "zip": (lambda *a: list(zip(*map(_mklist, a))), None), "isinstance": (_isinstance, None)}.items()}
+for _n in ("dict", "sorted", "enumerate", "sum"): _BUILTINS[_n].kw = True
+
+
+# %% ../nbs/33_sandbox.ipynb #h4v00008
+class _Return(Exception):
+    def __init__(self, value): self.value = value
+class _Break(Exception): pass
+class _Continue(Exception): pass
+
+class _Interp:
+    "Runs the functions of one parsed test file over the subset; never executes the file as Python."
+    def __init__(self, tree, src, filename, service, steps):
+        self.src, self.file, self.service, self.steps = src, filename, service, steps
+        self.globals, self.tests = {}, []
+        self.depth = 0
+
+    def where(self, node) -> str: return f"{self.file} line {getattr(node, 'lineno', '?')}"
+    def unsupported(self, node, what):
+        raise SubsetError(f"{self.where(node)}: {what} is outside what the checker runs (see `TEST_SUBSET`)")
+
+    def tick(self, node):
+        self.steps -= 1
+        if self.steps < 0: raise _Fail("the test file ran past its step budget")
+
+    # -- statements
+    def exec_block(self, body, env):
+        for st in body: self.exec(st, env)
+
+    def exec(self, st, env):
+        self.tick(st)
+        t = type(st)
+        if t is ast.Expr: self.eval(st.value, env)
+        elif t is ast.Assign:
+            v = self.eval(st.value, env)
+            for tg in st.targets: self.assign(tg, v, env)
+        elif t is ast.AnnAssign and st.value is not None and st.simple: self.assign(st.target, self.eval(st.value, env), env)
+        elif t is ast.AugAssign:
+            cur = self.eval(ast.Name(st.target.id, ast.Load(), lineno=st.lineno) if type(st.target) is ast.Name else
+                            ast.Subscript(st.target.value, st.target.slice, ast.Load(), lineno=st.lineno), env) \
+                  if type(st.target) in (ast.Name, ast.Subscript) else self.unsupported(st, "this augmented assignment")
+            self.assign(st.target, self.binop(st.op, cur, self.eval(st.value, env), st), env)
+        elif t is ast.Assert:
+            if not self.truth(self.eval(st.test, env)): raise _Fail(self.assert_message(st, env))
+        elif t is ast.If: self.exec_block(st.body if self.truth(self.eval(st.test, env)) else st.orelse, env)
+        elif t is ast.For:
+            for x in _mklist(self.eval(st.iter, env)):
+                self.assign(st.target, x, env)
+                try: self.exec_block(st.body, env)
+                except _Break: break
+                except _Continue: continue
+            else: self.exec_block(st.orelse, env)
+        elif t is ast.While:
+            while self.truth(self.eval(st.test, env)):
+                try: self.exec_block(st.body, env)
+                except _Break: break
+                except _Continue: continue
+                self.tick(st)
+            else: self.exec_block(st.orelse, env)
+        elif t is ast.Pass: pass
+        elif t is ast.Break: raise _Break()
+        elif t is ast.Continue: raise _Continue()
+        elif t is ast.Return: raise _Return(None if st.value is None else self.eval(st.value, env))
+        else: self.unsupported(st, f"a {t.__name__} statement")
+
+    def assert_message(self, st, env) -> str:
+        msg = "" if st.msg is None else " : " + str(self.eval(st.msg, env))[:500]
+        tst = st.test
+        if type(tst) is ast.Compare and len(tst.ops) == 1:
+            a, b = self.eval(tst.left, env), self.eval(tst.comparators[0], env)
+            return f"AssertionError: assert {self.show(a)} {_CMPTEXT[type(tst.ops[0])]} {self.show(b)}{msg}"
+        return f"AssertionError: assert {(ast.get_source_segment(self.src, tst) or '...')[:300]}{msg}"
+
+    @staticmethod
+    def show(v) -> str:
+        r = repr(v)
+        return r if len(r) <= 300 else r[:300] + "..."
+
+    def assign(self, tg, v, env):
+        t = type(tg)
+        if t is ast.Name: env[tg.id] = v
+        elif t in (ast.Tuple, ast.List):
+            vs = _mklist(v)
+            if len(vs) != len(tg.elts): raise _Fail(f"cannot unpack {len(vs)} values into {len(tg.elts)} names")
+            for e, x in zip(tg.elts, vs): self.assign(e, x, env)
+        elif t is ast.Subscript:
+            obj = self.eval(tg.value, env)
+            if type(obj) not in (dict, list): raise _Fail(f"cannot assign into a {type(obj).__name__}")
+            obj[self.eval(tg.slice, env)] = v
+            _bounded(obj)
+        else: self.unsupported(tg, f"assigning to a {t.__name__}")
+
+    @staticmethod
+    def truth(v) -> bool:
+        if isinstance(v, (_Func, _Builtin, _Service, StateRef)): return True
+        return bool(v)
+
+    # -- expressions
+    def eval(self, e, env):
+        self.tick(e)
+        t = type(e)
+        if t is ast.Constant:
+            if type(e.value) in (type(None), bool, int, float, str): return e.value
+            self.unsupported(e, f"a {type(e.value).__name__} constant")
+        if t is ast.Name:
+            if e.id in env: return env[e.id]
+            if e.id in self.globals: return self.globals[e.id]
+            if e.id in _BUILTINS: return _BUILTINS[e.id]
+            raise _Fail(f"NameError: name {e.id!r} is not defined")
+        if t in (ast.Tuple, ast.List, ast.Set):
+            vs = []
+            for x in e.elts:
+                if type(x) is ast.Starred: vs.extend(_mklist(self.eval(x.value, env)))
+                else: vs.append(self.eval(x, env))
+            return _bounded(tuple(vs) if t is ast.Tuple else vs if t is ast.List else set(vs))
+        if t is ast.Dict:
+            out = {}
+            for k, v in zip(e.keys, e.values):
+                if k is None:
+                    m = self.eval(v, env)
+                    if not isinstance(m, dict): raise _Fail("** takes a dict")
+                    out.update(m)
+                else: out[self.eval(k, env)] = self.eval(v, env)
+            return _bounded(out)
+        if t is ast.Subscript:
+            obj, key = self.eval(e.value, env), self.eval(e.slice, env)
+            if not isinstance(obj, (dict, list, tuple, str)): raise _Fail(f"TypeError: a {type(obj).__name__} cannot be indexed")
+            try: return obj[key]
+            except (KeyError, IndexError, TypeError) as x: raise _Fail(f"{type(x).__name__}: {self.show(key)}") from None
+        if t is ast.Slice:
+            parts = [None if p is None else self.eval(p, env) for p in (e.lower, e.upper, e.step)]
+            if not all(p is None or type(p) is int for p in parts): raise _Fail("slice bounds must be integers")
+            return slice(*parts)
+        if t is ast.Attribute: return self.attribute(self.eval(e.value, env), e.attr, e)
+        if t is ast.Compare:
+            a = self.eval(e.left, env)
+            for op, c in zip(e.ops, e.comparators):
+                b = self.eval(c, env)
+                try: r = _CMPOPS[type(op)](a, b)
+                except TypeError as x: raise _Fail(f"TypeError: {x}") from None
+                if not r: return False
+                a = b
+            return True
+        if t is ast.BoolOp:
+            v = None
+            for x in e.values:
+                v = self.eval(x, env)
+                if (type(e.op) is ast.And) != self.truth(v): return v
+            return v
+        if t is ast.UnaryOp:
+            v = self.eval(e.operand, env)
+            if type(e.op) is ast.Not: return not self.truth(v)
+            if type(v) not in (int, float, bool): raise _Fail(f"TypeError: bad operand type for unary op: {type(v).__name__}")
+            return -v if type(e.op) is ast.USub else +v if type(e.op) is ast.UAdd else self.unsupported(e, "~")
+        if t is ast.BinOp: return self.binop(e.op, self.eval(e.left, env), self.eval(e.right, env), e)
+        if t is ast.IfExp: return self.eval(e.body if self.truth(self.eval(e.test, env)) else e.orelse, env)
+        if t is ast.JoinedStr:
+            out = []
+            for p in e.values:
+                if type(p) is ast.Constant: out.append(p.value)
+                else:
+                    if p.format_spec is not None: self.unsupported(p, "a format spec in an f-string")
+                    v = self.eval(p.value, env)
+                    out.append(repr(v) if p.conversion == ord("r") else str(v))
+            return _bounded("".join(out))
+        if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp): return self.comprehension(e, env)
+        if t is ast.Call: return self.call(e, env)
+        self.unsupported(e, f"a {t.__name__} expression")
+
+    def comprehension(self, e, env):
+        local, out = dict(env), []
+        def loop(i):
+            if i == len(e.generators):
+                out.append((self.eval(e.key, local), self.eval(e.value, local)) if type(e) is ast.DictComp else self.eval(e.elt, local))
+                if len(out) > _MAX_LEN: raise _Fail(f"a value of more than {_MAX_LEN} items")
+                return
+            g = e.generators[i]
+            if g.is_async: self.unsupported(e, "async")
+            for x in _mklist(self.eval(g.iter, local)):
+                self.assign(g.target, x, local)
+                if all(self.truth(self.eval(c, local)) for c in g.ifs): loop(i + 1)
+        loop(0)
+        t = type(e)
+        return dict(out) if t is ast.DictComp else set(out) if t is ast.SetComp else out
+
+    def binop(self, op, a, b, node):
+        f = _BINOPS.get(type(op))
+        if f is None: self.unsupported(node, f"the operator {type(op).__name__}")
+        for v in (a, b):
+            if not isinstance(v, (bool, int, float, str, list, tuple)): raise _Fail(f"TypeError: unsupported operand type {type(v).__name__}")
+            _bounded(v)
+        if type(op) is ast.Mod and isinstance(a, str): self.unsupported(node, "%-formatting (use an f-string)")
+        if type(op) is ast.Mult and isinstance(b, int) and _size(a) * max(b, 0) > _MAX_LEN or \
+           type(op) is ast.Mult and isinstance(a, int) and _size(b) * max(a, 0) > _MAX_LEN:
+            raise _Fail(f"a value of more than {_MAX_LEN} items")
+        if type(op) is ast.Pow and isinstance(a, int) and isinstance(b, int) and b > 0 and max(abs(a), 2).bit_length() * b > _MAX_BITS:
+            raise _Fail(f"an integer of more than {_MAX_BITS} bits")
+        try: return _bounded(f(a, b))
+        except (TypeError, ZeroDivisionError, OverflowError, ValueError) as x: raise _Fail(f"{type(x).__name__}: {x}") from None
+
+    def attribute(self, obj, name, node):
+        if name.startswith("_"): self.unsupported(node, f"the attribute {name!r}")
+        if isinstance(obj, _Builtin) and obj.name == "pytest": self.unsupported(node, f"pytest.{name}")
+        if isinstance(obj, _Service):
+            if name == "call": return _Builtin("service.call", self.service_call)
+            if name == "initial_state": return _Builtin("service.initial_state", self.service_init)
+            if name in ("name", "domain", "description"): return obj.listing.get(name)
+            if name == "tools": return _Rec({t["name"]: _data(t) for t in obj.listing.get("tools", [])})
+            raise _Fail(f"AttributeError: the service has no attribute {name!r} in the checker")
+        if isinstance(obj, StateRef):
+            try: return _data(obj.host.request("get", state=obj.h, name=name))
+            except HostError as x: raise _Fail(f"{x}") from None
+        if type(obj) is _Rec and name in obj and name not in _METHODS[dict]: return obj[name]
+        for ty, names in _METHODS.items():
+            if isinstance(obj, ty) and name in names:
+                m = getattr(obj, name)
+                if name in ("keys", "values", "items"): return _Builtin(f"dict.{name}", lambda _m=m: list(_m()))
+                return _Builtin(f"{ty.__name__}.{name}", lambda *a, _m=m: _bounded(_m(*a)))
+        raise _Fail(f"AttributeError: {type(obj).__name__ if type(obj) is not _Rec else 'record'} has no attribute {name!r}")
+
+    def service_call(self, state, tool, args=None):
+        if not isinstance(state, StateRef): raise _Fail("service.call takes a state from service.initial_state or an earlier call")
+        try: h, obs = self.service.host.request("call", state=state.h, tool=tool, args=args)
+        except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
+        except (TypeError, ValueError) as x: raise _Fail(f"the sandboxed service answered a call with {x}") from None
+        return (self.ref(h), _data(obs))
+
+    def service_init(self, seed=0):
+        if type(seed) is not int: raise _Fail("service.initial_state takes an integer seed")
+        try: return self.ref(self.service.host.request("init", seed=seed))
+        except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
+
+    def ref(self, h):
+        if type(h) is not int: raise _Fail("the sandboxed service answered with a state handle that is not an integer")
+        refs = self.__dict__.setdefault("_refs", {})
+        if h not in refs: refs[h] = StateRef(self.service.host, h)
+        return refs[h]
+
+    def call(self, e, env):
+        f = self.eval(e.func, env)
+        args = []
+        for a in e.args:
+            if type(a) is ast.Starred: args.extend(_mklist(self.eval(a.value, env)))
+            else: args.append(self.eval(a, env))
+        kw = {}
+        for k in e.keywords:
+            if k.arg is None: self.unsupported(e, "** in a call")
+            kw[k.arg] = self.eval(k.value, env)
+        if isinstance(f, _Func): return self.call_func(f, args, kw, e)
+        if not isinstance(f, _Builtin): raise _Fail(f"TypeError: {type(f).__name__} is not callable")
+        if kw and not f.kw and f.name not in ("service.call", "service.initial_state"): raise _Fail(f"{f.name} takes no keyword arguments here")
+        try: return f.fn(*args, **kw)
+        except _Fail: raise
+        except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError, AttributeError) as x:
+            raise _Fail(f"{type(x).__name__}: {x}") from None
+
+    def call_func(self, f, args, kw, node):
+        a = f.node.args
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs: self.unsupported(f.node, "*args, **kwargs or keyword-only parameters")
+        names = [x.arg for x in a.args]
+        defaults = [self.eval(d, {}) for d in a.defaults]
+        if len(args) > len(names): raise _Fail(f"{f.node.name}() takes {len(names)} arguments, {len(args)} given")
+        local = dict(zip(names, args))
+        for k, v in kw.items():
+            if k not in names or k in local: raise _Fail(f"{f.node.name}() got an unexpected or repeated argument {k!r}")
+            local[k] = v
+        for n, d in zip(names[len(names) - len(defaults):], defaults): local.setdefault(n, d)
+        missing = [n for n in names if n not in local]
+        if missing: raise _Fail(f"{f.node.name}() is missing the argument(s) {missing}")
+        self.depth += 1
+        try:
+            if self.depth > 50: raise _Fail("RecursionError: the test file's functions nest more than 50 calls deep")
+            self.exec_block(f.node.body, local)
+        except _Return as r: return r.value
+        finally: self.depth -= 1
+        return None
+
+
+# %% ../nbs/33_sandbox.ipynb #h4v00009
+TEST_SUBSET = """The checker does not run the test module as Python: it reads it and runs each `def test_...():` itself,
+calling the service in the sandbox. A test module may hold only: `from <module> import service` (and `import pytest`,
+unused), constants and helper functions at the top level, and `def test_...():` functions without parameters or
+decorators. Inside functions: assignments (names, tuples, `d[k] = v`), `assert`, `if`, `for`, `while`, `break`,
+`continue`, `return`, `pass`; expressions of literals, names, `[i]` and `[a:b]`, attributes of records and states
+(`s1.entries["k"].value`), comparisons (`==`, `in`, `is`, ...), `and`/`or`/`not`, arithmetic, f-strings without format
+specs, comprehensions, calls of the test module's own functions, of `service.call(state, tool, args)` (-> `(state,
+observation)`), `service.initial_state(seed)`, `service.tools`/`name`, the built-ins len, sorted, set, list, dict, tuple,
+str, int, float, bool, min, max, sum, any, all, abs, round, range, enumerate, zip, repr, isinstance, and the plain
+methods of str, dict, list and set (get, keys, values, items, startswith, split, lower, count, ...). Nothing else:
+no other imports, classes, lambdas, `with`, `try`, `raise` or fixtures."""
+
+def _collect_tests(it: _Interp, tree, module: str):
+    for st in tree.body:
+        t = type(st)
+        if t is ast.ImportFrom and st.module == module and st.level == 0 and all(a.name == "service" for a in st.names):
+            for a in st.names: it.globals[a.asname or "service"] = it.service
+        elif t is ast.Import and all(a.name == "pytest" and a.asname is None for a in st.names): it.globals["pytest"] = _Builtin("pytest", None)
+        elif t is ast.FunctionDef:
+            if st.decorator_list: it.unsupported(st, "a decorator")
+            it.globals[st.name] = _Func(st)
+            if st.name.startswith("test"):
+                a = st.args
+                if a.args or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs: it.unsupported(st, f"a parameter of {st.name} (a fixture)")
+                it.tests.append(st)
+        elif t in (ast.Assign, ast.AnnAssign): it.exec(st, it.globals)
+        elif t is ast.Expr and type(st.value) is ast.Constant and type(st.value.value) is str: pass    # a docstring
+        elif t in (ast.Import, ast.ImportFrom): it.unsupported(st, "this import (only `from " + module + " import service`)")
+        else: it.unsupported(st, f"a top-level {t.__name__}")
+
+def grade_tests(source: str | bytes, filename: str, module: str, host: "ServiceHost", listing: dict, steps: int = 2_000_000) -> dict:
+    """Run the `test_*` functions of one test file here, over `TEST_SUBSET`, with `service` standing for the module served by
+    `host`: the verdict is computed in this process from what the tests assert about the replies, so nothing the
+    sandboxed code writes can pass a test. `{exit_code (pytest's: 0 passed, 1 failed, 2 collection error, 5 no tests),
+    passed, failed, errors, tests: [{nodeid, when, outcome, message}], output}`. `steps` bounds the statements and
+    expressions evaluated in the whole file."""
+    rows = []
+    def done(code):
+        p = sum(r["outcome"] == "passed" for r in rows); f = sum(r["outcome"] == "failed" for r in rows)
+        e = sum(r["outcome"] == "error" for r in rows)
+        lines = [f"{'FAILED' if r['outcome'] == 'failed' else 'ERROR'} {r['nodeid']} - {r['message']}" for r in rows if r["outcome"] != "passed"]
+        summary = ", ".join(f"{n} {w}" for n, w in ((f, "failed"), (p, "passed"), (e, "error")) if n) or "no tests ran"
+        return {"exit_code": code, "passed": p, "failed": f, "errors": e, "tests": rows, "output": "\n".join(lines + [summary])}
+    try:
+        src = source.decode("utf-8") if isinstance(source, bytes) else source
+        if len(src) > 256_000: raise SubsetError(f"{filename}: longer than 256000 characters")
+        tree = ast.parse(src, filename)
+        it = _Interp(tree, src, filename, _Service(host, listing), steps)
+        _collect_tests(it, tree, module)
+    except (SubsetError, _Fail) as x:
+        rows.append({"nodeid": filename, "when": "collect", "outcome": "error", "message": str(x)}); return done(2)
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError) as x:
+        rows.append({"nodeid": filename, "when": "collect", "outcome": "error", "message": f"{type(x).__name__}: {x}"[:2000]}); return done(2)
+    for fn in it.tests:
+        row = {"nodeid": f"{filename}::{fn.name}", "when": "call", "outcome": "passed", "message": ""}
+        try: it.exec_block(fn.body, {})
+        except _Return: pass
+        except (_Fail, SubsetError) as x: row.update(outcome="failed", message=str(x)[:2000])
+        except (_Break, _Continue): row.update(outcome="failed", message="'break' or 'continue' outside a loop")
+        except (RecursionError, MemoryError) as x: row.update(outcome="failed", message=f"{type(x).__name__}: the test nests too deeply or grows too large")
+        rows.append(row)
+    if not rows: return done(5)
+    return done(0 if all(r["outcome"] == "passed" for r in rows) else 1)
+
+
+# %% ../nbs/33_sandbox.ipynb #h4v00015
+def check_module(files: dict[str, str | bytes], module: str, tests: list[str] | None = None, limits: Limits | None = None,
+                 isolation: str = "auto", attr: str = "service", **kw) -> SandboxResult:
+    """Import `module` (one of `files`) in a sandboxed `ServiceHost`, take its tool listing, and grade each test file
+    (default: every `test_*.py` among `files`; `[]`: none) here with `grade_tests`, every service call going to the
+    sandbox. The test files never enter the sandbox and nothing in them runs as Python. `data` = {describe: listing or
+    {error: traceback}, tests: the graded report (None when no test file)}; `status` is the host child's (a violation or a
+    limit during any call shows there)."""
+    if not isinstance(module, str) or not module.isidentifier(): raise ValueError(f"module={module!r} must be a Python module name")
+    tests = sorted(k for k in files if Path(k).name.startswith("test_") and k.endswith(".py")) if tests is None else list(tests)
+    missing = [t for t in tests if t not in files]
+    if missing: raise ValueError(f"test file(s) {missing} are not among the files")
+    host_files = {k: v for k, v in files.items() if k not in tests}
+    reports = []
+    with ServiceHost(host_files, module, attr, limits, isolation, **kw) as host:
+        try: listing = _data(host.request("describe"))
+        except HostError as e: listing = {"error": str(e)}
+        if not isinstance(listing, dict): listing = {"error": "the listing is not a JSON object"}
+        for t in tests:
+            if "error" in listing:
+                reports.append({"exit_code": 2, "passed": 0, "failed": 0, "errors": 1, "output": f"ERROR {t} - the module did not import",
+                                "tests": [{"nodeid": t, "when": "collect", "outcome": "error", "message": "the module did not import"}]})
+            else: reports.append(grade_tests(files[t], t, module, host, listing))
+    res = host.result
+    merged = None
+    if reports:
+        codes = [r["exit_code"] for r in reports]
+        merged = {"exit_code": 2 if 2 in codes else 1 if 1 in codes else 5 if all(c == 5 for c in codes) else 0,
+                  **{k: sum(r[k] for r in reports) for k in ("passed", "failed", "errors")},
+                  "tests": [x for r in reports for x in r["tests"]], "output": "\n".join(r["output"] for r in reports)}
+    res.data = {"describe": dict(listing), "tests": merged}
+    return res
+

@@ -15,7 +15,7 @@ from .core import *
 from .service import Service, State, Tool
 from .specs import import_spec, load_spec, conformance, SpecImportError
 from .llm import LLMConfig, LLMError, llm_config, make_client, chat
-from .sandbox import Limits, check_module, describe_module, isolation_level
+from .sandbox import Limits, TEST_SUBSET, check_module, isolation_level
 
 # %% auto #0
 __all__ = ['SYSTEM_PROMPT', 'SynthesisError', 'module_name', 'read_spec', 'synthesis_prompt', 'code_blocks', 'parse_files',
@@ -61,7 +61,7 @@ def read_spec(spec: str | os.PathLike | dict, slug: str | None = None) -> tuple[
     return slug, raw
 
 # %% ../nbs/34_synthesize.ipynb #c5f5911b
-SYSTEM_PROMPT = """You write one service of the compoworld_nb library from an MCP tool spec, and a pytest suite for it.
+SYSTEM_PROMPT = """You write one service of the compoworld_nb library from an MCP tool spec, and a test suite for it.
 Reply with exactly two fenced ```python code blocks and nothing else that matters: the first starts with the line
 `# file: {module}.py`, the second with `# file: test_{module}.py`. Always send both files complete.
 
@@ -86,7 +86,8 @@ The service module:
 The test module: `from {module} import service`; calls tools only through `s1, obs = service.call(s0, "tool", {{...}})`;
 an observation is `{{"ok": True, "data": ...}}` or `{{"ok": False, "error": {{"code": int, "type": str, "message": str, "argument": str | None}}}}`;
 for every tool, test one success and one error, and that a failed call returns the very same state object (`s1 is s0`).
-The code runs in a sandbox without network, processes or files outside its working directory."""
+The service module runs in a sandbox without network, processes or files outside its working directory.
+""" + TEST_SUBSET.replace("{", "{{").replace("}", "}}")
 
 def synthesis_prompt(slug: str, raw: dict, module: str) -> list[dict]:
     "The opening messages `[system, user]` asking for a service of spec `slug` as module `module`."
@@ -138,13 +139,15 @@ def _clip(s: str, n: int = 4000) -> str: return s if len(s) <= n else "...\n" + 
 
 def check_draft(files: dict[str, str], module: str, slug: str, raw: dict, limits: Limits | None = None,
                 isolation: str = "auto", require_all_tools: bool = True) -> tuple[dict, str | None]:
-    "`(record, feedback)`: one sandboxed run (import, tool listing, pytest) of a draft, then the spec check here; feedback None when it passed."
+    """`(record, feedback)`: the draft's module imported in a sandboxed host (its tool listing), its tests graded here by
+    `sandbox.grade_tests` (every call going to the host; nothing the sandboxed code writes counts as a result), then the
+    spec check here; feedback None when it passed."""
     rec: dict = {"listing": None, "conformance": [], "missing_tools": [], "tests": None, "sandbox": {}, "passed": False}
     c = check_module(files, module, [f"test_{module}.py"], limits, isolation)
     rec["sandbox"] = {"status": c.status, "reason": c.reason}
     if not c.ok or not isinstance(c.data, dict):
         return rec, f"The sandbox stopped the run ({c.status}): {c.reason}" + ("" if c.status == "violation" else "\n" + _clip(c.stdout + c.stderr, 3000))
-    listing, data = c.data.get("describe") or {}, c.data.get("pytest") or {}
+    listing, data = c.data.get("describe") or {}, c.data.get("tests") or {}
     if "error" in listing or not isinstance(listing.get("tools"), list):
         return rec, f"Importing `{module}` in the sandbox failed:\n{_clip(str(listing.get('error')), 3000)}"
     rec["listing"] = {"name": listing.get("name"), "tools": [t["name"] for t in listing["tools"]],
@@ -154,14 +157,14 @@ def check_draft(files: dict[str, str], module: str, slug: str, raw: dict, limits
     missing = [t.name for t in import_spec(raw) if t.name not in {x["name"] for x in listing["tools"]}]
     rec["conformance"], rec["missing_tools"] = problems, missing
     rec["tests"] = {k: data.get(k) for k in ("exit_code", "passed", "failed", "errors")}
-    out_text = _clip(c.stdout, 4000)
+    out_text = _clip(str(data.get("output") or ""), 4000)
     fb = []
     if problems: fb.append("The service departs from the spec:\n" + "\n".join(f"- {x}" for x in problems))
     if missing and require_all_tools: fb.append(f"Tools of the spec that the service does not implement: {missing}")
     if not listing.get("fixture_deterministic"): fb.append("`service.initial_state(0)` differs between two calls: the fixture must be deterministic")
     if data.get("exit_code") != 0 or not data.get("passed"):
         why = "no test passed" if not data.get("passed") and data.get("exit_code") in (0, 5) else "tests failed"
-        fb.append(f"pytest ({why}, exit code {data.get('exit_code')}):\n{out_text}")
+        fb.append(f"tests ({why}, exit code {data.get('exit_code')}):\n{out_text}")
     rec["passed"] = not fb
     return rec, ("\n\n".join(fb) if fb else None)
 
@@ -220,8 +223,6 @@ def _make_out_dir(out: Path) -> Path | None:
     return top
 
 def _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require_all_tools, progress, params) -> SynthesisReport:
-    if importlib.util.find_spec("pytest") is None:
-        raise SynthesisError("synthesis runs the generated tests with pytest, which is not installed here (pip install pytest)")
     if cfg is None:
         try: cfg = llm_config()
         except ValueError as e: raise SynthesisError(str(e)) from None
@@ -268,10 +269,11 @@ def load_service_file(path: str | os.PathLike, attr: str = "service",
                       isolation: str = "auto",        # sandbox level of that check (see `isolation_level`)
                      ) -> Service:
     """Import a service module from a file and return its `service`, after the exact bytes that will be imported passed a
-    sandboxed check here (import, tool listing, and `test_<module>.py` beside it when there is one): code that has not
-    passed a sandboxed check is never run in this process. ValueError naming the file and what failed otherwise.
-    The check is evidence, not proof: code in the sandbox writes its own report, so load only files whose source you
-    would run yourself; the check keeps out drafts that never passed and files changed after synthesis."""
+    sandboxed check here (`sandbox.check_module`: import and tool listing in a sandboxed host, and `test_<module>.py`
+    beside it, when there is one, graded in this process over the host's replies): code that has not passed a sandboxed
+    check is never run in this process. ValueError naming the file and what failed otherwise. The verdict cannot be
+    written by the sandboxed code; still, a module that passed its tests runs here with this process's rights, so load
+    only files whose source you would run yourself."""
     p = Path(path)
     if not p.is_file(): raise ValueError(f"service file {str(path)!r} does not exist")
     name = p.stem
@@ -281,10 +283,9 @@ def load_service_file(path: str | os.PathLike, attr: str = "service",
     files, tests = {f"{name}.py": src}, None
     tp = p.with_name(f"test_{name}.py")
     if tp.is_file(): files[tp.name], tests = tp.read_bytes(), [tp.name]
-    if tests: c = check_module(files, name, tests, limits, isolation)
-    else: c = describe_module(files, name, limits, isolation)
-    listing = (c.data or {}).get("describe") if tests and isinstance(c.data, dict) else c.data
-    pyt = (c.data or {}).get("pytest") if tests and isinstance(c.data, dict) else None
+    c = check_module(files, name, tests or [], limits, isolation)
+    listing = (c.data or {}).get("describe") if isinstance(c.data, dict) else None
+    pyt = (c.data or {}).get("tests") if isinstance(c.data, dict) else None
     if not c.ok or not isinstance(listing, dict) or "error" in listing:
         why = c.reason if not c.ok else "".join(str((listing or {}).get("error", "no listing")).strip().splitlines()[-1:])
         raise ValueError(f"service file {str(path)!r} did not pass the sandboxed check ({c.status}): {why}")

@@ -194,7 +194,8 @@ def test_describe_and_check_return_the_listing_without_importing_here():
     assert d.ok and d.data["name"] == "shop" and [t["name"] for t in d.data["tools"]] == ["add_item"]
     assert d.data["tools"][0]["parameters"]["required"] == ["name"] and d.data["collections"] == {"items": 0}
     c = check_module({"shop.py": SVC, "test_shop.py": TESTS}, "shop", limits=FAST)
-    assert c.ok and c.data["describe"]["state_class"] == "ShopState" and c.data["pytest"]["passed"] == 1
+    assert c.ok and c.data["describe"]["state_class"] == "ShopState" and (c.data["tests"]["passed"], c.data["tests"]["failed"]) == (1, 1)
+    assert c.data["tests"]["tests"][1]["message"] == "AssertionError: assert 400 == 404"
     assert "shop" not in sys.modules
 
 
