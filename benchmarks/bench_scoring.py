@@ -38,7 +38,7 @@ def final_states(task, library, n: int, seed0: int = 0):
 def ten_criteria(task, library, m: int, seed: int = 0) -> Rubric:
     "The task's own criteria, padded to `m` with extra checks of the same kinds the author writes: `unchanged` on a record of a service in C, and a `count_eq` on a collection as it is in the goal state g."
     import random
-    from compoworld_nb.task import probe
+    from compoworld_nb.probe import probe
     rows = [dict(c) for c in task.rubric[:m]]
     rng, (g, _) = random.Random(seed), probe(task, library)
     i = 0

@@ -1,7 +1,7 @@
 """Verified task synthesis throughput: programmatic author + every admission rule, K=5, L 7-12, one core.
 
 `generate_tasks` authors tasks (plan -> steps with decoys -> probe -> collateral criteria) and admits each only if it
-passes every rule in `compoworld_nb.task.ADMISSION_RULES`; a task counts as verified when admitted. The process is
+passes every rule in `compoworld_nb.admission.ADMISSION_RULES`; a task counts as verified when admitted. The process is
 pinned to one CPU and single-threaded; the rate uses the process's CPU seconds (what one core spends, whatever else the
 machine runs) and the wall-clock rate is printed beside it. The worlds' fixtures are built before the clock starts
 (`warmup_s`: each fixture, its fact index, its field index (`task._field_index`, which wrong-record checks extend by
@@ -17,7 +17,10 @@ from __future__ import annotations
 import argparse, collections, gc, json, os, platform, time
 from compoworld_nb import service as _service
 from compoworld_nb.author import default_library, generate_tasks, _world_seeds
-from compoworld_nb.task import ADMISSION_RULES, _field_index, _fixture, collections_of, state_facts, state_hash_cached
+from compoworld_nb.admission import ADMISSION_RULES
+from compoworld_nb.wrong_writes import _field_index, collections_of
+from compoworld_nb.task import _fixture, state_hash_cached
+from compoworld_nb.facts import state_facts
 
 CORE = ("gmail", "slack", "calendar", "weather", "maps", "linear")
 

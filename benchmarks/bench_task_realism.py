@@ -25,7 +25,7 @@ except ImportError:                                     # older code (no scenari
         return any(s.startswith(o + " ") or s.startswith(o + ",") for o in _OPEN)
 
 from compoworld_nb.author import default_library, generate_tasks
-from compoworld_nb.task import Admission
+from compoworld_nb.admission import Admission
 
 
 def realism(tasks, library) -> dict:

@@ -18,8 +18,10 @@ from .compose import *
 from .walk import *
 from .scenario import Scenario, bind_roles, play_scenario, scenario_meta
 from .rubric import Rubric, Criterion
-from .task import *
-from .task import _fixture
+from .task import Task, adopt_s0, joint_hash_cached, rubric_rows, _fixture
+from .probe import env_call, memo_call, probe, run_calls
+from .wrong_writes import collections_of, record_changes
+from .admission import Admission, admission_errors, share_run
 
 # %% auto #0
 __all__ = ['default_library', 'default_scenarios', 'AuthoringError', 'StepContext', 'collateral_criteria', 'author_task',

@@ -10,7 +10,8 @@ import functools, hashlib, importlib, inspect, math, multiprocessing as mp, os, 
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Sequence
 from .core import *
-from .task import Task, admission_errors
+from .task import Task
+from .admission import admission_errors
 from .trajectory import Trajectory
 
 # %% auto #0

@@ -11,7 +11,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable
 from .core import canonical_json, staging_dir, publish
-from .task import Task, ADMISSION_RULES
+from .task import Task
+from .admission import ADMISSION_RULES
 from .trajectory import Trajectory, load_trajectories
 from .data import sft_rows
 

@@ -4,8 +4,9 @@ import pytest
 from compoworld_nb.core import state_hash, canonical_json
 from compoworld_nb.compose import ComposedEnv, joint_hash
 from compoworld_nb.walk import DependencyGraph
-from compoworld_nb.task import (Task, Admission, ADMISSION_RULES, admission_errors, apply_overrides, materialize_s0, probe,
-                                run_calls, names_tools, generated_id, _fixture, joint_hash_cached, load_rubric)
+from compoworld_nb.task import Task, apply_overrides, materialize_s0, _fixture, joint_hash_cached, load_rubric
+from compoworld_nb.admission import Admission, ADMISSION_RULES, admission_errors, names_tools, generated_id
+from compoworld_nb.probe import probe, run_calls
 from compoworld_nb.author import default_library, generate_tasks
 
 LIB, WORLD = default_library()

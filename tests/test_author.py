@@ -3,7 +3,9 @@ import random
 import pytest
 from compoworld_nb.author import (default_library, author_task, generate_tasks, assign_steps, plan_walk, count_plans, AuthoringError,
                                   StepContext, synthesis_summary, difficulty_report, register_cli, collateral_criteria)
-from compoworld_nb.task import admission_errors, probe, materialize_s0, names_tools, Task, Admission, _fixture
+from compoworld_nb.admission import admission_errors, names_tools, Admission
+from compoworld_nb.probe import probe
+from compoworld_nb.task import materialize_s0, Task, _fixture
 from compoworld_nb.compose import ComposedEnv, joint_hash
 from compoworld_nb.walk import check_walk, sample_services, sample_length
 

@@ -2,7 +2,8 @@
 import random
 import pytest
 from compoworld_nb.author import default_library, author_task, plan_walk, count_plans, step_after, step_then, AuthoringError
-from compoworld_nb.task import admission_errors, Admission, Facts
+from compoworld_nb.admission import admission_errors, Admission
+from compoworld_nb.facts import Facts
 
 LIB, WORLD = default_library()
 SMALL = {n: LIB[n] for n in ("sqlite", "gmail", "slack", "linear")}

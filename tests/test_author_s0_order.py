@@ -1,7 +1,8 @@
 "Overrides list planted records in the order the author planted them, so s0 rebuilt from the task file is the author's s0 record for record and in order."
 import re
 from compoworld_nb.author import default_library, author_task
-from compoworld_nb.task import _fixture, apply_overrides, same_state, Admission, admission_errors
+from compoworld_nb.task import _fixture, apply_overrides, same_state
+from compoworld_nb.admission import Admission, admission_errors
 
 LIB, WORLD = default_library()
 

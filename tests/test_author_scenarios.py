@@ -3,7 +3,7 @@ import random
 import pytest
 from compoworld_nb.author import default_library, default_scenarios, scenario_task, generate_tasks, AuthoringError
 from compoworld_nb.scenario import sentences, step_like, bind_roles, SCENARIOS
-from compoworld_nb.task import Admission, admission_errors, ADMISSION_RULES
+from compoworld_nb.admission import Admission, admission_errors, ADMISSION_RULES
 
 LIB, WORLD = default_library()
 SCS = default_scenarios()
@@ -49,7 +49,7 @@ def test_the_other_branch_fails_the_rubric():
     "Moving the event although the forecast is dry (or keeping it although wet) fails the branch criterion on g."
     t = next(t for t in WEATHER if not t.meta["conditions"][0]["outcome"])
     a = Admission(t, LIB)
-    from compoworld_nb.task import env_call
+    from compoworld_nb.probe import env_call
     m = next(m for m in t.meta["mistakes"] if m["tool"] == "calendar.update-event")
     moved, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
     assert o["ok"]

@@ -14,7 +14,7 @@ from compoworld_nb.harness import OpenAIPolicy, rollout_group
 from compoworld_nb.llm import LLMError, llm_config, make_client
 from compoworld_nb.llm_author import LLMAuthor
 from compoworld_nb.service import Record, Service, State
-from compoworld_nb.task import admission_errors
+from compoworld_nb.admission import admission_errors
 from compoworld_nb.walk import DependencyGraph
 from compoworld_nb.world_model import WorldModel, use_world_model
 

@@ -7,7 +7,7 @@ import sample_services
 from compoworld_nb.core import module_locks
 from compoworld_nb.executor import synthesize_targeted, trajectory_fingerprint
 from compoworld_nb.harness import ScriptedPolicy, rollout_group
-import compoworld_nb.author, compoworld_nb.rubric, compoworld_nb.task, compoworld_nb.harness   # their module locks load
+import compoworld_nb.author, compoworld_nb.rubric, compoworld_nb.admission, compoworld_nb.harness   # their module locks load
 
 LIB = sample_services.load_library()
 FAST = dict(k=3, l_min=4, l_max=5, n_distractors=2)

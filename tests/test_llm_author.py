@@ -3,7 +3,8 @@ import json
 import pytest
 from compoworld_nb.llm import LLMError
 from compoworld_nb.walk import DependencyGraph
-from compoworld_nb.task import admission_errors, _fixture
+from compoworld_nb.admission import admission_errors
+from compoworld_nb.task import _fixture
 from compoworld_nb.author import default_library, AuthoringError
 from compoworld_nb.llm_author import LLMAuthor, ScriptedModel, parse_design, Sandbox, EXPLORE_TOOLS
 

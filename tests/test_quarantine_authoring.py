@@ -1,7 +1,7 @@
 "Tools quarantined by independent verification are never authored, and a reference that uses one is not admitted."
 from collections import Counter
 from compoworld_nb.author import default_library, generate_tasks
-from compoworld_nb.task import admission_errors
+from compoworld_nb.admission import admission_errors
 
 
 def test_author_avoids_and_admission_rejects_a_quarantined_tool(task):

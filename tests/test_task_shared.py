@@ -1,8 +1,10 @@
 "Shared work in admission is the same work: `same_state`, `any_change`, `rubric_rows`, shared probes and wrong writes."
 from compoworld_nb.author import default_library, author_task
 from compoworld_nb.service import cow_view, commit_view
-from compoworld_nb.task import (same_state, any_change, record_changes, rubric_rows, load_rubric, Admission, admission_errors,
-                                materialize_s0, run_calls, _fixture)
+from compoworld_nb.task import same_state, rubric_rows, load_rubric, materialize_s0, _fixture
+from compoworld_nb.wrong_writes import any_change, record_changes
+from compoworld_nb.admission import Admission, admission_errors
+from compoworld_nb.probe import run_calls
 
 LIB, WORLD = default_library()
 
@@ -36,7 +38,7 @@ def test_shared_probe_and_wrong_writes_are_those_of_a_fresh_admission():
 def test_field_index_of_a_derived_collection_extends_the_fixtures_and_equals_a_fresh_one():
     "A written or planted collection reuses the cached index of its records before the first touched one; the result equals an index built from scratch, and the cached one is left as it was."
     import copy
-    from compoworld_nb.task import _field_index, _index_records
+    from compoworld_nb.wrong_writes import _field_index, _index_records
     svc = LIB["gmail"]; s = _fixture(svc, 3)
     fresh = lambda coll: _index_records(list(dict.values(coll))[:400])
     base = _field_index(s.messages); kept = copy.deepcopy(base)

@@ -3,7 +3,8 @@ import random
 import pytest
 from compoworld_nb.author import StepContext, default_library
 from compoworld_nb.compose import ComposedEnv
-from compoworld_nb.task import Facts, _decimals, _fixture
+from compoworld_nb.facts import Facts, _decimals
+from compoworld_nb.task import _fixture
 
 LIB, WORLD = default_library()
 
