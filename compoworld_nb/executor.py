@@ -25,6 +25,7 @@ def _check_workers(workers) -> int:
         raise ValueError(f"workers={workers!r} must be an integer >= 1")
     return workers
 
+# %% ../nbs/40_executor.ipynb #6b3a2132
 class Executor:
     "Runs `fn` over `items` and returns the results in item order (`map`); a context manager that releases its workers on exit."
     name: str = "executor"
@@ -71,11 +72,13 @@ def require_ray():
                           "pip install 'compoworld_nb[ray]' (or pip install ray==2.60.0)")
     return ray
 
+# %% ../nbs/40_executor.ipynb #90cbf21f
 def _apply(job: tuple) -> Any:
     "`fn(x)` for a `(fn, x)` pair: lets Ray run callables that are not plain functions (`ray.remote` takes only functions)."
     fn, x = job
     return fn(x)
 
+# %% ../nbs/40_executor.ipynb #300fa5c8
 class RayExecutor(Executor):
     "Items run as Ray tasks (one CPU each) on a local Ray instance or an existing cluster; results in item order."
     name = "ray"
@@ -111,6 +114,7 @@ class RayExecutor(Executor):
 # %% ../nbs/40_executor.ipynb #7730a3a6
 EXECUTORS = ("local", "ray")
 
+# %% ../nbs/40_executor.ipynb #f4f4d4ae
 def make_executor(kind: str = "local",          # "local" or "ray"
                   workers: int | None = None,   # local: processes (default 1); ray: CPUs of a local instance
                   address: str | None = None,   # ray only: an existing cluster's address
@@ -141,6 +145,7 @@ def chunk_seed(seed: int, i: int) -> int:
     "The authoring seed of chunk `i` of a run with `seed` (31 bits of sha256, independent of workers)."
     return int.from_bytes(hashlib.sha256(f"compoworld-chunk:{seed}:{i}".encode()).digest()[:4], "big") >> 1
 
+# %% ../nbs/40_executor.ipynb #ac4c75f6
 def _synth_chunk(job: dict) -> dict:
     "Worker: author up to `job['n']` admitted tasks from `job['seed']`; returns `{tasks (JSONL lines), rejected, where}`."
     from compoworld_nb.author import generate_tasks
@@ -160,6 +165,7 @@ def _synth_chunk(job: dict) -> dict:
         if len(tasks) >= n: break
     return {"tasks": tasks[:n], "rejected": rejected, "where": where()}
 
+# %% ../nbs/40_executor.ipynb #629bfe3a
 def synthesize_tasks(n: int,                        # admitted tasks wanted
                      seed: int = 0,                 # the run seed; chunk i authors with `chunk_seed(seed, i)`
                      executor: Executor | None = None,  # default: `LocalExecutor(1)` (inline)
@@ -201,6 +207,7 @@ def service_seed(seed: int, service: str) -> int:
     "The authoring seed of `service`'s targeted job in a run with `seed` (31 bits of sha256)."
     return int.from_bytes(hashlib.sha256(f"compoworld-target:{seed}:{service}".encode()).digest()[:4], "big") >> 1
 
+# %% ../nbs/40_executor.ipynb #6002954e
 def synthesize_targeted(services: Sequence[str],         # each task of service s has s in its C
                         n_per_service: int,              # tasks wanted per service
                         seed: int = 0,                   # run seed; service s authors from `service_seed(seed, s)`
@@ -226,6 +233,7 @@ def _validate_chunk(job: dict) -> list[list[str]]:
     library, _ = load_library(job["library"])
     return [admission_errors(Task.model_validate_json(l), library, job["rules"]) for l in job["tasks"]]
 
+# %% ../nbs/40_executor.ipynb #9089fb1c
 def validate_tasks(tasks: Sequence[Task],           # tasks to check
                    executor: Executor | None = None, # default: inline
                    library: str = "default",        # library spec (see `load_library`)
@@ -243,6 +251,7 @@ def _factory(spec: str) -> Callable:
     from compoworld_nb.evaluate import policy_factory
     return policy_factory(spec)
 
+# %% ../nbs/40_executor.ipynb #ed6b8970
 def _rollout_job(job: dict) -> list[str]:
     "Worker: a rollout group of one task; the trajectories as JSONL lines."
     from compoworld_nb.harness import rollout_group
@@ -257,6 +266,7 @@ def _rollout_job(job: dict) -> list[str]:
         if threads: torch.set_num_threads(old)
     return [t.to_jsonl() for t in g]
 
+# %% ../nbs/40_executor.ipynb #cd4ac63e
 def rollout_groups(tasks: Sequence[Task],           # the tasks
                    policy: str,                     # policy spec (see `harness.make_policy`)
                    n: int = 8,                      # rollouts per task (group size N)
@@ -277,6 +287,7 @@ def rollout_groups(tasks: Sequence[Task],           # the tasks
              "threads": threads} for t in tasks]
     return [[Trajectory.model_validate_json(l) for l in g] for g in (executor or LocalExecutor(1)).map(_rollout_job, jobs)]
 
+# %% ../nbs/40_executor.ipynb #35c27521
 def trajectory_fingerprint(t: Trajectory) -> str:
     "Canonical JSON of a trajectory with every step's wall-clock `latency` set to 0 (equal for equal rollouts)."
     d = t.model_dump(mode="json")
@@ -290,6 +301,7 @@ def add_executor_arguments(p) -> None:
     p.add_argument("--workers", type=int, default=None, help="local: worker processes (default 1, inline); ray: CPUs of a local Ray instance")
     p.add_argument("--ray-address", default=None, help="connect to an existing Ray cluster (e.g. auto or ray://HEAD:10001) instead of starting one")
 
+# %% ../nbs/40_executor.ipynb #9b5425fc
 def executor_from_args(a) -> Executor:
     "The executor the parsed flags ask for (see `make_executor`)."
     if a.ray_address is not None and a.executor != "ray": raise ValueError(f"--ray-address {a.ray_address!r} needs --executor ray")
