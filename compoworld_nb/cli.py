@@ -8,7 +8,7 @@ Docs: https://compoworld.github.io/compoworld_nb/cli.html.md"""
 from __future__ import annotations
 import argparse, csv, json, os, shutil, sys, tempfile, time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 import numpy as np
 from tqdm.auto import tqdm
 from .core import *
@@ -19,12 +19,14 @@ from .library import load_library
 from .verify import mark_quarantined, quarantined_tools
 from .executor import add_executor_arguments, executor_from_args, synthesize_tasks
 from .harness import *
+from .policies import *
 from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
 __all__ = ['KIND_NAMES', 'PRETRAINED_RECIPE', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate',
-           'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main']
+           'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main',
+           'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -111,12 +113,14 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
 PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU cores (our choices; measured costs in STACK.md)
     n_tasks=12, n_heldout=3,    # default task counts (the tiny model's are 20 and 6)
     k=(2, 2), l_max=4, distractors=2,  # shorter walks and fewer distractors than the tiny model's: every turn re-reads the whole context
-    eval_n=1, eval_temperature=0.0, max_new_tokens=96,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself)
-    eval_dtype="bfloat16",      # evaluation decodes in bf16 (~3x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=8, sft_batch=1, sft_lr=4e-4, lora_r=8, max_length=2048,  # LoRA r=8 on all linear layers (2.4M trainable); ~40 CPU-s a step
-    grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=384, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
-    min_sft_rows=6,             # author extra SFT-only tasks until this many trajectories pass admission
-    threads=2)
+    eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
+                                # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
+    eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
+    sft_steps=32, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=1024,  # LoRA r=8 on all linear layers (2.4M trainable); ~20 CPU-s a step
+                                # at 1024 tokens: the first turns of a row (list_services, list_tools, describe_tool, the first calls)
+    grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
+    min_sft_rows=16,            # author extra SFT-only tasks until this many trajectories pass admission
+    threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s)
 
 def _model_tag(model: str) -> str:
     return "tiny" if model == "tiny" else "model"
@@ -176,7 +180,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     import dataclasses, torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
     from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
-    from compoworld_nb.sft_data import sft_trajectories, discovery_plan
+    from compoworld_nb.sft_data import sft_trajectories, discovery_plan, revealing_reference
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
@@ -206,7 +210,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
             kept += kk; extra += more; sft_why = {r: sft_why[r] + why[r] for r in sft_why}
         all_tasks = tasks + extra
         save_jsonl(stage / "tasks.jsonl", all_tasks)
-        plan_len = max(len(discovery_plan(t.reference)) for t in tasks)
+        plan_len = max(len(discovery_plan(revealing_reference(t, library))) for t in tasks)   # reads that reveal ids included
         max_steps = plan_len if use_rc else max(max_steps, plan_len + 4)  # the cap never cuts a discovering solution short
         tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
 
@@ -358,7 +362,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--stats", action="store_true", help="library totals: services, tools, deterministic/simulated/quarantined tools, domains")
     s.add_argument("--trajectories", default=None, help="a trajectories JSONL file: also report the share of trajectories with a simulated call")
     for x in (d, t, s): x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
-    # `train` is parsed by the training layer itself (imported only when asked for: torch and TRL take seconds to load)
+    # `train` is parsed by `train_main` (below) on its own: torch and TRL load only when it runs
     tr = sub.add_parser("train", help="SFT on trajectories, or GRPO on tasks, with TRL (CPU/GPU) or Unsloth (GPU); see `compoworld train -h`",
                         add_help=False)
     tr.add_argument("train_argv", nargs=argparse.REMAINDER)
@@ -417,8 +421,7 @@ def _cmd_services(a) -> dict:
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `compoworld` console script; returns the exit status."
     argv = sys.argv[1:] if argv is None else list(argv)
-    if argv[:1] == ["train"]:  # the training layer parses its own arguments (and prints its own help)
-        from compoworld_nb.train import train_main
+    if argv[:1] == ["train"]:  # `train` parses its own arguments (and prints its own help): torch loads only when it runs
         return train_main(argv[1:])
     a = build_parser().parse_args(argv)
     if hasattr(a, "handler"): return a.handler(a)
@@ -435,3 +438,200 @@ def main(argv: list[str] | None = None) -> int:
         print(f"compoworld: error: {e}", file=sys.stderr); return 2
     if a.json: print(json.dumps(res, sort_keys=True))
     return 0
+
+# %% ../nbs/18_cli.ipynb #09235146
+class TrainArgError(ValueError):
+    "A bad `compoworld train` value; the message names it (the CLI prints it as one line and exits 2)."
+
+class _OneLineParser(argparse.ArgumentParser):
+    "argparse that reports a bad value as one line `compoworld: error: ...` and exits 2 (as the `compoworld` parser does)."
+    def error(self, message): self.exit(2, f"compoworld: error: {message}\n")
+
+def _positive(kind, name):
+    def parse(s):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"{name} {s!r} is not a {kind.__name__}") from None
+        if not v > 0: raise argparse.ArgumentTypeError(f"{name} {s!r} must be > 0")
+        return v
+    return parse
+
+def _steps(s):
+    try: v = int(s)
+    except ValueError: raise argparse.ArgumentTypeError(f"--max-steps {s!r} is not an integer") from None
+    if v == 0 or v < -1: raise argparse.ArgumentTypeError(f"--max-steps {s!r} must be -1 (run the epochs) or >= 1")
+    return v
+
+def register_train_cli(subparsers) -> Callable[[argparse.Namespace], int]:
+    """Add `train sft|grpo ...` to a `compoworld` subparsers object; both leaves set `handler` (`p.set_defaults`), which
+    runs `cmd_train`, prints the summary (one JSON line with `--json`) and returns the exit status: 0, or 2 after one
+    line `compoworld: error: ...` naming a bad value. Returns that handler."""
+    t = subparsers.add_parser("train", help="SFT on trajectories, or GRPO on tasks, with TRL (CPU/GPU) or Unsloth (GPU)")
+    tsub = t.add_subparsers(dest="train_cmd", required=True)
+    s = tsub.add_parser("sft", help="supervised fine-tuning on verified trajectories (assistant tokens only)")
+    s.add_argument("--data", required=True, help="JSONL of trajectories (verified successes are used) or SFT rows")
+    s.add_argument("--epochs", type=_positive(float, "--epochs"), default=None, help="passes over the data (settings: sft.epochs)")
+    s.add_argument("--batch", type=_positive(int, "--batch"), default=None, help="sequences per step (settings: sft.batch)")
+    s.add_argument("--max-length", type=_positive(int, "--max-length"), default=None, help="truncation length in tokens")
+    s.add_argument("--vocab", type=_positive(int, "--vocab"), default=1024, help="tiny model: BPE vocabulary size")
+    s.add_argument("--hidden", type=_positive(int, "--hidden"), default=64, help="tiny model: width (a multiple of 16, the head width)")
+    s.add_argument("--layers", type=_positive(int, "--layers"), default=2, help="tiny model: decoder layers")
+    g = tsub.add_parser("grpo", help="multi-turn GRPO on tasks with the completion-focused reward (Eq. 5)")
+    g.add_argument("--tasks", required=True, help="Task JSONL (e.g. from `compoworld tasks`)")
+    g.add_argument("--n", type=int, default=None, help="rollout group size N (settings: grpo.n; >= 2)")
+    g.add_argument("--lam", type=_positive(float, "--lam"), default=None, help="λ of Eq. 5 (settings: rewards.lam)")
+    g.add_argument("--max-turns", type=_positive(int, "--max-turns"), default=None, help="tool calls per rollout (settings: rollout.max_steps)")
+    g.add_argument("--max-completion-length", type=_positive(int, "--max-completion-length"), default=None,
+                   help="tokens per rollout, tool results included")
+    g.add_argument("--temperature", type=_positive(float, "--temperature"), default=None, help="rollout sampling temperature")
+    g.add_argument("--reward", default=None, help="reward variant GRPO trains with: a name in rewards.REWARDS (settings: rewards.variant)")
+    g.add_argument("--obs-chars", type=_positive(int, "--obs-chars"), default=None, help="longest observation shown, in characters")
+    for x in (s, g):
+        x.add_argument("--model", required=True, help="a local HF model directory, a pretrained short name (smollm2-135m)"
+                       + (", or 'tiny' to build one" if x is s else ""))
+        x.add_argument("--out", required=True, help="directory the trained model is saved to")
+        x.add_argument("--profile", default=None, help="settings.ini profile to overlay (e.g. demo)")
+        x.add_argument("--lr", type=_positive(float, "--lr"), default=None, help="learning rate (settings: sft.lr / grpo.lr)")
+        x.add_argument("--max-steps", type=_steps, default=None, help="optimizer steps; -1 runs the epochs")
+        x.add_argument("--backend", choices=["trl", "unsloth"], default="trl", help="unsloth needs a CUDA GPU")
+        x.add_argument("--lora", action="store_true", help="train LoRA adapters (merged on save)")
+        x.add_argument("--lora-r", type=_positive(int, "--lora-r"), default=16, help="LoRA rank")
+        x.add_argument("--seed", type=int, default=0)
+        x.add_argument("--threads", type=_positive(int, "--threads"), default=None, help="torch CPU threads while training")
+        x.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
+        x.set_defaults(handler=train_handler)
+    return train_handler
+
+# %% ../nbs/18_cli.ipynb #011e2bb5
+def _read_jsonl(path: str, flag: str) -> list[dict]:
+    "JSON objects, one per line, from `path`; `TrainArgError` naming the flag, file and line on any problem."
+    p = Path(path)
+    if not p.is_file(): raise TrainArgError(f"{flag} {path!r} is not a file")
+    rows = []
+    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip(): continue
+        try: r = json.loads(line)
+        except ValueError as e: raise TrainArgError(f"{flag} {path!r}: line {i} is not JSON ({e})") from None
+        if not isinstance(r, dict): raise TrainArgError(f"{flag} {path!r}: line {i} is not a JSON object")
+        rows.append(r)
+    if not rows: raise TrainArgError(f"{flag} {path!r} holds no rows")
+    return rows
+
+def _why(e: Exception) -> str:
+    "One line for a pydantic validation error: the first problem's field and message, and how many more there are."
+    errs = e.errors() if hasattr(e, "errors") else []
+    if not errs: return str(e).splitlines()[0]
+    loc = ".".join(str(x) for x in errs[0].get("loc", ())) or "record"
+    return f"{loc}: {errs[0].get('msg', 'invalid')}" + (f" (and {len(errs) - 1} more)" if len(errs) > 1 else "")
+
+def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT rows
+                  tools: list[dict],  # meta-tool schemas for rows that carry none (use `env_tool_schemas`)
+                 ) -> list[dict]:
+    "SFT rows `{'messages', 'tools'}`: trajectories (Trajectory JSONL) keep verified successes only; rows with `messages` pass through."
+    from compoworld_nb.trajectory import Trajectory
+    out = []
+    for i, r in enumerate(records, 1):
+        if {"task_id", "policy", "criteria"} <= set(r):
+            try: t = Trajectory.model_validate(r)
+            except Exception as e: raise TrainArgError(f"--data line {i} is not a valid trajectory: {_why(e)}") from None
+            if t.success and t.messages: out.append({"messages": t.messages, "tools": tools})
+        elif isinstance(r.get("messages"), list): out.append({"messages": r["messages"], "tools": r.get("tools") or tools})
+        else: raise TrainArgError(f"--data line {i} is neither a trajectory nor an SFT row with 'messages' (keys {sorted(r)})")
+    return out
+
+# %% ../nbs/18_cli.ipynb #7f22edf5
+def _meta_tools() -> list[dict]:
+    "The meta-tool schemas GRPO shows (`harness.META_TOOLS`, generated from `TaskEnvironment`), so SFT rows and GRPO prompts match."
+    from compoworld_nb.harness import META_TOOLS
+    return META_TOOLS
+
+def cmd_train(a: argparse.Namespace) -> dict:
+    "Run `compoworld train sft|grpo` from parsed arguments; returns the JSON summary. Raises `TrainArgError` naming a bad value."
+    import torch
+    try: st = load_settings(a.profile)
+    except KeyError: raise TrainArgError(f"--profile {a.profile!r} is not a profile in settings.ini") from None
+    if a.backend == "unsloth" and not torch.cuda.is_available():
+        raise TrainArgError("--backend unsloth needs a CUDA GPU and none is available here; use --backend trl")
+    out = Path(a.out)
+    if out.exists() and not out.is_dir(): raise TrainArgError(f"--out {a.out!r} exists and is not a directory")
+    from compoworld_nb.pretrained import PRETRAINED, ModelFetchError, pretrained_dir
+    if a.model in PRETRAINED:   # a short name: the cached pretrained model (fetched and converted on first use)
+        try: a.model = str(pretrained_dir(a.model))
+        except ModelFetchError as e: raise TrainArgError(f"--model {a.model!r}: {e}") from None
+    if not (a.train_cmd == "sft" and a.model == "tiny") and not (Path(a.model) / "config.json").is_file() \
+            and not (Path(a.model) / "adapter_config.json").is_file():
+        raise TrainArgError(f"--model {a.model!r} is not a model directory (no config.json)"
+                            + ("; use --model tiny to build one" if a.train_cmd == "sft" else ""))
+    if a.train_cmd == "sft" and a.model == "tiny" and a.hidden % 16:
+        raise TrainArgError(f"--hidden {a.hidden} must be a multiple of 16 (the tiny model's head width)")
+    over = dict(backend=a.backend, lora=a.lora, lora_r=a.lora_r, lora_alpha=2 * a.lora_r, seed=a.seed, threads=a.threads)
+    if a.max_steps is not None: over["max_steps"] = a.max_steps
+    return (_cmd_sft if a.train_cmd == "sft" else _cmd_grpo)(a, st, over, out)
+
+def _cmd_sft(a, st, over, out: Path) -> dict:
+    from dataclasses import asdict
+    from compoworld_nb.train import TrainConfig, sft
+    from compoworld_nb.tinymodel import build_tiny_model
+    rows = sft_data_rows(_read_jsonl(a.data, "--data"), _meta_tools())
+    if not rows: raise TrainArgError(f"--data {a.data!r} holds no verified successful trajectory to train on")
+    for k, f in (("epochs", "sft_epochs"), ("batch", "sft_batch_size"), ("lr", "sft_lr"), ("max_length", "max_length")):
+        if getattr(a, k) is not None: over[f] = getattr(a, k)
+    cfg = TrainConfig.from_settings(st, "sft", **over)
+    model = a.model
+    if model == "tiny":
+        model = build_tiny_model(rows, out / "base", vocab_size=a.vocab, hidden_size=a.hidden, num_layers=a.layers, head_dim=16,
+                                 seed=a.seed)
+    res = sft(model, rows, cfg, out)
+    summary = {"command": "train sft", "model": str(model), "out": str(out.absolute()), "rows": len(rows), "steps": res["steps"],
+               "final_loss": (res["losses"] or [None])[-1], "losses": res["losses"], "seconds": round(res["seconds"], 2),
+               "config": {k: v for k, v in asdict(cfg).items() if k.startswith("sft") or k in ("max_steps", "backend", "lora", "seed")}}
+    if not a.json: print(f"SFT: {res['steps']} steps on {len(rows)} rows, final loss {summary['final_loss']}; saved to {summary['out']}")
+    return summary
+
+def _cmd_grpo(a, st, over, out: Path) -> dict:
+    from compoworld_nb.train import TrainConfig, grpo
+    tasks = []
+    for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
+        try: tasks.append(Task.model_validate(r))
+        except Exception as e: raise TrainArgError(f"--tasks line {i} is not a task: {_why(e)}") from None
+    library, _ = default_library()
+    missing = sorted({s for t in tasks for s in t.services + t.distractors} - set(library))
+    if missing: raise TrainArgError(f"--tasks use services {missing} that are not in the library")
+    if a.n is not None:
+        if a.n < 2: raise TrainArgError(f"--n {a.n} must be >= 2 (GRPO advantages compare rollouts within a group)")
+        over.update(num_generations=a.n, grpo_batch_size=a.n)
+    for k, f in (("lr", "grpo_lr"), ("lam", "lam"), ("max_turns", "max_turns"), ("temperature", "temperature"),
+                 ("max_completion_length", "max_completion_length"), ("reward", "reward")):
+        if getattr(a, k) is not None: over[f] = getattr(a, k)
+    try: cfg = TrainConfig.from_settings(st, "grpo", **over)
+    except ValueError as e: raise TrainArgError(str(e)) from None
+    from compoworld_nb.rewards import REWARDS
+    if cfg.reward not in REWARDS: raise TrainArgError(f"--reward {cfg.reward!r} is not a registered reward variant; known: {sorted(REWARDS)}")
+    by_id = {t.id: t for t in tasks}
+    obs = a.obs_chars or 600
+    res = grpo(a.model, grpo_rows(tasks), lambda: TaskEnvironment(by_id, library, obs_chars=obs), cfg.reward, cfg, out)
+    h = res["history"]
+    summary = {"command": "train grpo", "model": str(a.model), "out": str(out.absolute()), "tasks": len(tasks),
+               "steps": res["steps"], "reward_by_step": [x["reward_mean"] for x in h],
+               "reward_std_by_step": [x["reward_std"] for x in h], "pass_rate_last": h[-1]["pass_rate"] if h else None,
+               "weight_last": h[-1]["weight"] if h else None, "seconds": round(res["seconds"], 2),
+               "config": {k: getattr(cfg, k) for k in ("num_generations", "grpo_lr", "lam", "epsilon", "epsilon_high", "beta",
+                                                       "max_steps", "max_turns", "temperature", "backend", "lora", "seed")}}
+    if not a.json:
+        print(f"GRPO: {res['steps']} steps on {len(tasks)} tasks, reward by step {[round(x, 3) for x in summary['reward_by_step']]}; "
+              f"saved to {summary['out']}")
+    return summary
+
+def train_handler(a: argparse.Namespace) -> int:
+    "The `handler` of `compoworld train sft|grpo`: run it, print the summary; 0, or 2 with one line naming a bad value."
+    try: res = cmd_train(a)
+    except TrainArgError as e:
+        print(f"compoworld: error: {e}", file=sys.stderr); return 2
+    if a.json: print(json.dumps(res, sort_keys=True, default=str))
+    return 0
+
+def train_main(argv: list[str] | None = None) -> int:
+    "`compoworld train ...` on its own (argv without the leading 'train'); returns the exit status (2 for a bad value)."
+    p = _OneLineParser(prog="compoworld")
+    register_train_cli(p.add_subparsers(dest="cmd", required=True))
+    a = p.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
+    return a.handler(a)

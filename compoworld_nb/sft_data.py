@@ -12,12 +12,16 @@ import json
 import re
 from typing import Any, Callable, Iterable
 
-from .harness import _tc, run_episode
+from .core import canonical_json
+
+from .policies import _tc
+from .harness import run_episode, MetaToolEnv, SYSTEM_PROMPT
 from .task import Task
 from .trajectory import Trajectory
 
 # %% auto #0
-__all__ = ['discovery_plan', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'admit_sft', 'sft_trajectories']
+__all__ = ['discovery_plan', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'revealing_reference', 'admit_sft',
+           'sft_trajectories']
 
 # %% ../nbs/16_sft_data.ipynb #536144d1
 def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]`
@@ -34,15 +38,18 @@ def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool
 
 # %% ../nbs/16_sft_data.ipynb #a48ea14e
 class DiscoveringPolicy:
-    "Replays `discovery_plan(task.reference)`, then answers with the task's expected answer (or 'Done.')."
+    "Replays `discovery_plan` of a reference (`reference(task)`, default the task's own), then answers with the task's expected answer (or 'Done.')."
     thread_safe = True
     name = "scripted:discover"
+    def __init__(self, reference: Callable[[Task], list[dict]] | None = None): self.reference = reference
     def reset(self, task: Task, seed: int):
-        self.plan, self.i, self.answer = discovery_plan(task.reference), 0, task.answer or "Done."
+        ref = self.reference(task) if self.reference else task.reference
+        self.plan, self.i, self.answer = discovery_plan(ref), 0, task.answer or "Done."
     def act(self, messages: list[dict]) -> dict:
         if self.i >= len(self.plan): return {"role": "assistant", "content": self.answer}
         name, args = self.plan[self.i]; self.i += 1
         return {"role": "assistant", "content": "", "tool_calls": [_tc(self.i, name, args)]}
+
 
 # %% ../nbs/16_sft_data.ipynb #b488ecef
 _WORD = re.compile(r"[\w.@+\-:]+")
@@ -56,9 +63,14 @@ def _leaves(x) -> Iterable:
     elif isinstance(x, bool) or x is None: return
     else: yield x
 
+_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+_DATE = re.compile(r"\b(" + "|".join(_MONTHS) + r") (\d{1,2}), (\d{4})\b")
+
 def _shown(text: str) -> str:
-    "Observation text as a reader sees it: JSON escapes of newlines, tabs and quotes undone, lower-cased."
-    return text.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').lower()
+    """Text as a reader sees it: JSON escapes of newlines, tabs and quotes undone, lower-cased; a date written out
+    ("March 3, 2025") is followed by its ISO form ("2025-03-03"), which a call may use for it."""
+    t = text.replace("\\n", "\n").replace("\\t", "\t").replace('\\"', '"').lower()
+    return _DATE.sub(lambda m: f"{m.group(0)} ({m.group(3)}-{_MONTHS.index(m.group(1)) + 1:02d}-{int(m.group(2)):02d})", t)
 
 def identifiers(value) -> list[str]:
     "The identifier words of an argument value (all of a number's JSON text)."
@@ -83,6 +95,45 @@ def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observ
                 out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in identifiers(v) if w.lower() not in ctx]
     return out
 
+# %% ../nbs/16_sft_data.ipynb #666b31ca
+def _read_calls(service, name: str, words: list[str]) -> list[dict]:
+    "Read-only calls of `service` to try: each tool without required arguments (no arguments), then each with one string argument per word."
+    plain, filled = [], []
+    for n, t in service.tools.items():
+        if not t.read_only: continue
+        props, req = t.parameters.get("properties", {}), t.parameters.get("required", [])
+        if not req: plain.append({"tool": f"{name}.{n}", "arguments": {}})
+        strs = [p for p, v in props.items() if v.get("type") == "string"]
+        arg = req[0] if len(req) == 1 else (strs[0] if not req and strs else None)
+        if arg in strs: filled += [{"tool": f"{name}.{n}", "arguments": {arg: w}} for w in words]
+    return plain + filled
+
+def revealing_reference(task: Task,  # the task whose reference is walked
+                        library: dict,  # the service library
+                        obs_chars: int = 600,  # observations as the policy sees them (cut as in `run_episode`)
+                       ) -> list[dict]:
+    "The task's reference calls with read-only calls inserted before any call whose identifiers no earlier observation (cut to `obs_chars`) showed, where a read shows them."
+    env = MetaToolEnv(task, library)
+    ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
+    for c in task.reference:
+        args = c.get("arguments") or {}
+        missing = [w for v in _leaves(args) for w in identifiers(v) if w.lower() not in ctx]
+        if missing:
+            svc = c["tool"].split(".", 1)[0]
+            words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
+            words = list(dict.fromkeys(w for w in words + identifiers(task.u) if len(w) > 2 and w.lower() in ctx))
+            for r in _read_calls(env.env.services[svc], svc, words):
+                _, o = env.env.call(env.js, r["tool"], r["arguments"])
+                seen = _shown(canonical_json(o)[:obs_chars]) if o.get("ok") else ""
+                if any(w.lower() in seen for w in missing):
+                    out.append(r); ctx += "\n" + seen
+                    missing = [w for w in missing if w.lower() not in ctx]
+                    if not missing: break
+        env.js, o = env.env.call(env.js, c["tool"], args)
+        ctx += "\n" + _shown(canonical_json(o)[:obs_chars]); out.append(c)
+    return out
+
+
 # %% ../nbs/16_sft_data.ipynb #9e190083
 def admit_sft(trajectories: Iterable[Trajectory],  # scored trajectories (e.g. from `rollout_group`)
              ) -> tuple[list[Trajectory], dict]:
@@ -96,14 +147,17 @@ def admit_sft(trajectories: Iterable[Trajectory],  # scored trajectories (e.g. f
 
 def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                      library: dict,  # the service library
-                     policy_factory: Callable[[], Any] = DiscoveringPolicy,  # () -> policy; default the discovering replay
+                     policy_factory: Callable[[], Any] | None = None,  # () -> policy; None: the discovering replay of `revealing_reference`
                      n: int = 1,  # rollouts per task (1 for a deterministic replay)
                      seed: int = 0, max_steps: int | None = None,  # episode cap; None: long enough for the plan
                      obs_chars: int = 600,  # observations are shown cut to this many characters (as in `run_episode`)
                     ) -> tuple[list[Trajectory], dict]:
     "Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`."
+    refs = {t.id: revealing_reference(t, library, obs_chars) for t in tasks} if policy_factory is None else {}
+    policy_factory = policy_factory or (lambda: DiscoveringPolicy(lambda t: refs[t.id]))
     out = []
     for t in tasks:
-        cap = max_steps or len(discovery_plan(t.reference)) + 4
+        cap = max_steps or len(discovery_plan(refs.get(t.id, t.reference))) + 4
         out += [run_episode(t, policy_factory(), library, seed + i, cap, obs_chars=obs_chars) for i in range(n)]
     return admit_sft(out)
+

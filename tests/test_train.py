@@ -263,7 +263,7 @@ import io
 
 from compoworld_nb.core import load_settings
 from compoworld_nb.tinymodel import build_tokenizer, render_corpus
-from compoworld_nb.train import TrainArgError, sft_data_rows, train_main
+from compoworld_nb.cli import TrainArgError, sft_data_rows, train_main
 
 
 def test_tokenizer_learns_from_rendered_conversations_and_splits_digits(tiny):
@@ -408,7 +408,7 @@ def test_sft_stopped_by_a_callback_is_reported_and_saves_nothing(tiny, tmp_path)
 
 def test_register_cli_sets_handler_like_the_compoworld_parser(tiny, tmp_path, capsys):
     import argparse
-    from compoworld_nb.train import register_cli, train_handler
+    from compoworld_nb.cli import register_train_cli as register_cli, train_handler
 
     class OneLine(argparse.ArgumentParser):  # what `compoworld`'s own parser does with a bad value
         def error(self, message):
