@@ -29,12 +29,14 @@ __all__ = ['SESSION_META', 'ServeError', 'parse_services', 'served_env', 'mcp_to
 class ServeError(ValueError):
     "A bad serving value (service, host, port); the message names the value."
 
+# %% ../nbs/42_serve.ipynb #87516bd9
 def _library(library: dict | None) -> dict:
     "`library`, or the default one (`library.load_library`: installed service packages included; quarantined tools are marked and served with a warning)."
     if library is not None: return library
     from compoworld_nb.library import load_library
     return load_library()[0]
 
+# %% ../nbs/42_serve.ipynb #887c360c
 def parse_services(services: str | Iterable[str] | None, # comma-separated names, a list of names, or None for the whole library
                    library: dict | None = None,           # {name: Service}; default: the shipped library
                   ) -> list[str]:
@@ -49,6 +51,7 @@ def parse_services(services: str | Iterable[str] | None, # comma-separated names
     if dup is not None: raise ServeError(f"--services: service {dup!r} given twice")
     return names
 
+# %% ../nbs/42_serve.ipynb #9ba5f907
 def served_env(services: str | Iterable[str] | None = None, library: dict | None = None) -> ComposedEnv:
     "E_C over `services` (see `parse_services`) from `library`."
     library = _library(library)
@@ -62,6 +65,7 @@ def mcp_tool(env: ComposedEnv, name: str) -> types.Tool:
     return types.Tool(name=to_openai_name(name), title=name, description=desc, input_schema=t.parameters,
                       annotations=types.ToolAnnotations(read_only_hint=t.read_only, open_world_hint=False))
 
+# %% ../nbs/42_serve.ipynb #61a61650
 def observation_result(obs: dict) -> types.CallToolResult:
     "An observation as a tool result: its canonical JSON as one text block and as `structuredContent`; `isError` iff `ok` is false."
     return types.CallToolResult(content=[types.TextContent(text=canonical_json(obs))], structured_content=obs,
@@ -120,6 +124,7 @@ def make_server(world: ServedWorld, name: str = "compoworld") -> Server:
                   instructions=(f"A composed environment of the services {svcs} (seed {world.seed}). Tools are named "
                                 "service__tool; their state persists across calls for the life of this server."))
 
+# %% ../nbs/42_serve.ipynb #f948e7f3
 def run_client(server: Server, fn: Callable[[Client], Awaitable[Any]], timeout: float = 30.0) -> Any:
     "`await fn(client)` with the SDK's in-process `Client` on `server`, in a worker thread with its own event loop (works inside Jupyter's); returns its value."
     async def go():
@@ -136,6 +141,7 @@ def run_client(server: Server, fn: Callable[[Client], Awaitable[Any]], timeout: 
 # %% ../nbs/42_serve.ipynb #6fb05a16
 SESSION_META = "compoworld/session"  # the `_meta` key a client names its episode with
 
+# %% ../nbs/42_serve.ipynb #cf6c7973
 def session_key(meta: dict | None, headers: Any = None) -> str | None:
     "The episode a request belongs to: `_meta[SESSION_META]`, else an HTTP `Mcp-Session-Id` header, else `'stdio'` when there is no HTTP request (`headers` None); None for a stateless HTTP request that names none."
     k = (meta or {}).get(SESSION_META)
@@ -144,6 +150,7 @@ def session_key(meta: dict | None, headers: Any = None) -> str | None:
     sid = headers.get("mcp-session-id")
     return f"http:{sid}" if sid else None
 
+# %% ../nbs/42_serve.ipynb #37e18ba1
 _RESET = types.Tool(name="reset", title="reset", description="Start this session's episode again from the task's initial state s0.",
                     input_schema={"type": "object", "properties": {}, "additionalProperties": False})
 _SCORE = types.Tool(name="score", title="score",
@@ -153,6 +160,7 @@ _SCORE = types.Tool(name="score", title="score",
                                   "additionalProperties": False},
                     annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False))
 
+# %% ../nbs/42_serve.ipynb #09505a78
 def episode_score(task: Task, s0: JointState, js: JointState, answer: str | None = None) -> dict:
     "The rubric's verdict on one episode's state `js` (from `s0`): `{b, weights, criteria, R, success}` — b as `Rubric.score` gives it (the harness's shared `final_scorer`), R the uniform rubric reward with the criteria's weights (Sec. 4.3, `rewards.uniform`), success Π_j b_j."
     from compoworld_nb.harness import final_scorer
@@ -162,6 +170,7 @@ def episode_score(task: Task, s0: JointState, js: JointState, answer: str | None
     R = float(uniform([b], v.weights())[0]) if b else 0.0
     return {"b": b, "weights": v.weights(), "criteria": [c.id for c in v.criteria], "R": R, "success": bool(b) and all(b)}
 
+# %% ../nbs/42_serve.ipynb #b62c0c73
 class TaskSessions:
     "One task served per MCP session: each session's episode starts from its own copy of s0; `reset` restarts it, `score` gives (b, R)."
     def __init__(self, task: Task, library: dict, max_sessions: int = 1024):
@@ -210,6 +219,7 @@ class TaskSessions:
             return observation_result(self.score(key, a))
         return self.world(key).call(mcp_name, arguments)
 
+# %% ../nbs/42_serve.ipynb #1dc2c364
 def make_task_server(sessions: TaskSessions, name: str = "compoworld") -> Server:
     "A low-level MCP `Server` serving `sessions`' task: its E_C's tools plus `reset` and `score`, one episode per session (see `session_key`)."
     async def on_list_tools(ctx, params) -> types.ListToolsResult: return types.ListToolsResult(tools=sessions.tools())
@@ -235,6 +245,7 @@ def check_host(host: str, allow_remote: bool = False) -> list[str]:
                          "pass --allow-remote to serve beyond this machine anyway")
     return addrs
 
+# %% ../nbs/42_serve.ipynb #4685b92f
 def _listen(host: str, port: int) -> socket.socket:
     if not 0 <= port <= 65535: raise ServeError(f"--port {port!r} is not in 0..65535")
     fam, kind, proto, _, addr = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
@@ -245,13 +256,16 @@ def _listen(host: str, port: int) -> socket.socket:
         s.close(); raise ServeError(f"--port {port} on --host {host!r}: {e.strerror or e}") from None
     return s
 
+# %% ../nbs/42_serve.ipynb #6a35fd98
 def _url(sock: socket.socket, path: str = "/mcp") -> str:
     host, port = sock.getsockname()[:2]
     return f"http://{'[' + host + ']' if ':' in host else host}:{port}{path}"
 
+# %% ../nbs/42_serve.ipynb #33bd1a9e
 def _server_of(world: ServedWorld | TaskSessions) -> Server:
     return make_task_server(world) if isinstance(world, TaskSessions) else make_server(world)
 
+# %% ../nbs/42_serve.ipynb #724a983d
 class _ParseErrors:
     """The stdio read stream with lines that are not JSON-RPC answered on the write stream (JSON-RPC 2.0: -32700 parse
     error for text that is not JSON, -32600 invalid request for JSON that is not a message; `id` null) and skipped,
@@ -277,6 +291,7 @@ class _ParseErrors:
     async def __aenter__(self): return self
     async def __aexit__(self, *exc): await self.aclose()
 
+# %% ../nbs/42_serve.ipynb #47306404
 def serve_stdio(world: ServedWorld | TaskSessions) -> None:
     "Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin or SIGTERM; a line that is not JSON-RPC gets a -32700/-32600 error and serving goes on."
     server = _server_of(world)
@@ -295,6 +310,7 @@ def serve_stdio(world: ServedWorld | TaskSessions) -> None:
                 tg.cancel_scope.cancel()
     anyio.run(main)
 
+# %% ../nbs/42_serve.ipynb #d65854dc
 def serve_http(world: ServedWorld | TaskSessions, host: str = "127.0.0.1", port: int = 8765, allow_remote: bool = False,
                ready: Callable[[str], None] | None = None) -> None:
     "Serve `world` over streamable HTTP at `http://host:port/mcp` until interrupted (SIGINT/SIGTERM); ServeError for a bad host or port."
@@ -323,6 +339,7 @@ def _port(s: str) -> int:
     if not 0 <= p <= 65535: raise argparse.ArgumentTypeError(f"--port {s!r} is not in 0..65535")
     return p
 
+# %% ../nbs/42_serve.ipynb #98b94408
 def run_serve(services: str | None = None, seed: int = 0, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8765,
               allow_remote: bool = False, library: dict | None = None, tasks: str | None = None, task_id: str | None = None) -> None:
     "Build the world (or, with `tasks`, one task served per session) and serve it (blocks); ServeError for a bad value, raised before anything is served."
@@ -339,6 +356,7 @@ def run_serve(services: str | None = None, seed: int = 0, transport: str = "stdi
         serve_http(ServedWorld(env, seed), host, port, allow_remote, ready)
     else: serve_stdio(ServedWorld(env, seed))
 
+# %% ../nbs/42_serve.ipynb #306fb122
 def task_sessions(tasks: str, task_id: str | None = None, library: dict | None = None) -> TaskSessions:
     "`TaskSessions` for task `task_id` of the JSONL file `tasks` (the only task when it holds one); ServeError naming the file, id or missing service."
     from compoworld_nb.evaluate import EvaluateError, load_tasks
@@ -355,6 +373,7 @@ def task_sessions(tasks: str, task_id: str | None = None, library: dict | None =
     if miss: raise ServeError(f"--tasks {tasks!r}: task {t.id!r} needs services {miss} that are not in the library")
     return TaskSessions(t, library)
 
+# %% ../nbs/42_serve.ipynb #fddc99eb
 def _serve_task(tasks, task_id, services, transport, host, port, allow_remote, library) -> None:
     if services is not None: raise ServeError("--services and --tasks exclude each other (a task brings its own services)")
     if transport == "http": check_host(host, allow_remote)
@@ -366,6 +385,7 @@ def _serve_task(tasks, task_id, services, transport, host, port, allow_remote, l
         serve_http(ts, host, port, allow_remote, ready)
     else: serve_stdio(ts)
 
+# %% ../nbs/42_serve.ipynb #8311ecdb
 def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     "Add `serve-mcp [--services A,B | --tasks FILE [--task-id ID]] [--seed S] [--transport stdio|http] [--host H] [--port P] [--allow-remote]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("serve-mcp", help="serve a composed environment's tools over MCP (stdio, or streamable HTTP on loopback)")
@@ -387,9 +407,11 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     p.set_defaults(handler=handler)
     return handler
 
+# %% ../nbs/42_serve.ipynb #47f4acb0
 class _Parser(argparse.ArgumentParser):
     def error(self, message): self.exit(2, f"compoworld: error: {message}\n")
 
+# %% ../nbs/42_serve.ipynb #315e0952
 def main(argv: list[str] | None = None) -> int:
     "`python -m compoworld_nb.serve [options]`: the `serve-mcp` subcommand on its own; returns the exit status."
     p = _Parser(prog="compoworld"); sub = p.add_subparsers(dest="cmd", required=True); register_cli(sub)
