@@ -18,7 +18,8 @@ import numpy as np
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.task import materialize_s0, task_env
 from compoworld_nb.rubric import Rubric
-from compoworld_nb.harness import ScriptedPolicy, score_finals
+from compoworld_nb.policies import ScriptedPolicy
+from compoworld_nb.harness import score_finals
 from compoworld_nb import rewards as R
 
 

@@ -312,7 +312,7 @@ def _count(name: str, v, lo: int) -> int:
     return v
 
 def _check_policy(policy: str) -> None:
-    from compoworld_nb.harness import make_policy
+    from compoworld_nb.policies import make_policy
     if policy == "tiny": return
     if policy.startswith("hf:"):
         if not Path(policy[3:]).is_dir(): raise ArenaError(f"--policy {policy!r}: model directory {policy[3:]!r} not found")

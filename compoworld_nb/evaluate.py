@@ -15,7 +15,8 @@ from .core import *
 from .trajectory import Trajectory, save_jsonl
 from .task import Task, materialize_s0
 from . import rewards
-from .harness import HFPolicy, OpenAIPolicy, make_policy, rollout_group
+from .policies import HFPolicy, OpenAIPolicy, make_policy
+from .harness import rollout_group
 
 # %% auto #0
 __all__ = ['EvaluateError', 'load_tasks', 'task_domains', 'trajectory_score', 'trajectory_rows', 'evaluation_table',
@@ -139,7 +140,7 @@ def write_evaluation(out: str | os.PathLike, trajs: list[Trajectory], tasks: dic
 
 # %% ../nbs/14_evaluate.ipynb #4b546c06
 def policy_factory(spec: str, **kw) -> Callable:
-    "A zero-argument factory of fresh policies for `spec` (see `harness.make_policy`); EvaluateError naming a bad spec."
+    "A zero-argument factory of fresh policies for `spec` (see `policies.make_policy`); EvaluateError naming a bad spec."
     try: first = make_policy(spec, **kw)
     except (ValueError, OSError) as e: raise EvaluateError(f"--policy {spec!r}: {e}") from None
     if isinstance(first, HFPolicy):

@@ -268,7 +268,7 @@ def _rollout_job(job: dict) -> list[str]:
 
 # %% ../nbs/40_executor.ipynb #cd4ac63e
 def rollout_groups(tasks: Sequence[Task],           # the tasks
-                   policy: str,                     # policy spec (see `harness.make_policy`)
+                   policy: str,                     # policy spec (see `policies.make_policy`)
                    n: int = 8,                      # rollouts per task (group size N)
                    seed: int = 0,                   # rollout i of a group uses seed `seed + i`
                    executor: Executor | None = None,  # default: inline
@@ -280,7 +280,7 @@ def rollout_groups(tasks: Sequence[Task],           # the tasks
     if not isinstance(n, int) or isinstance(n, bool) or n < 1: raise ValueError(f"n={n!r} must be an integer >= 1")
     if not isinstance(policy, str): raise ValueError(f"policy={policy!r} must be a spec string")
     if not policy.startswith(("hf:", "openai:")):     # a bad spec fails here, not in a worker (models are loaded only there)
-        from compoworld_nb.harness import make_policy
+        from compoworld_nb.policies import make_policy
         make_policy(policy)
     if max_steps is None: max_steps = load_settings()["rollout"]["max_steps"]
     jobs = [{"task": t.to_jsonl(), "policy": policy, "n": n, "seed": seed, "max_steps": max_steps, "library": library,

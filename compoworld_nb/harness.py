@@ -1,4 +1,4 @@
-"""The four meta-tools, policies (scripted reference, OpenAI-compatible chat model, local transformers model), episodes, parallel rollout groups and fast scoring of their final states.
+"""The four meta-tools, the episode environment, the policy protocol and episodes, parallel rollout groups and fast scoring of their final states. The policies themselves are in `13a_policies`.
 
 Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
@@ -6,14 +6,14 @@ Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
 # %% ../nbs/13_harness.ipynb #f40f7622
 from __future__ import annotations
-import copy, inspect, itertools, json, random, time
+import inspect, itertools, json, time
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 import numpy as np
 from tqdm.auto import tqdm
 from .core import *
 from .compose import *
-from .llm import LLMError, llm_config, make_client, chat
+from .llm import LLMError
 from .trajectory import Trajectory, TrajectoryStep
 from .rubric import Rubric, FinalScorer, score_finals, final_scorer   # the one scorer (re-exported here for rollouts)
 from . import rewards
@@ -21,8 +21,7 @@ from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'TaskEnvironment', 'tool_schema',
-           'meta_tool_schemas', 'Policy', 'ScriptedPolicy', 'HFPolicy', 'OpenAIPolicy', 'make_policy',
-           'decode_arguments', 'run_episode', 'rollout_group']
+           'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
 def compact_signature(name: str, parameters: dict) -> str:
@@ -227,7 +226,7 @@ def meta_tool_schemas(env_cls: type = TaskEnvironment) -> list[dict]:
 META_TOOLS = meta_tool_schemas()   # the one set of meta-tool schemas: SFT rows, policies, GRPO prompts and the docs all show these
 META_NAMES = [m["function"]["name"] for m in META_TOOLS]
 
-# %% ../nbs/13_harness.ipynb #938035f4
+# %% ../nbs/13_harness.ipynb #e5b25d23
 SYSTEM_PROMPT = ("You work in a workspace of services through four tools: list_services, list_tools, describe_tool "
                  "and call_tool. Do what the user asks using call_tool; when you are done, reply with a short final message.")
 
@@ -235,92 +234,6 @@ class Policy(Protocol):
     name: str
     def reset(self, task: Task, seed: int) -> None: ...
     def act(self, messages: list[dict]) -> dict: ...
-
-def _tc(i: int, name: str, args: dict) -> dict:
-    return {"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": json.dumps(args, ensure_ascii=False)}}
-
-class ScriptedPolicy:
-    "Replays the task's reference calls through `call_tool`; `perturb` in [0,1] is the per-step chance of a seeded fault (drop the step, corrupt an argument, or add a read)."
-    thread_safe = True   # rollouts of a group may run in threads (no shared mutable state)
-    def __init__(self, perturb: float = 0.0):
-        if not 0 <= perturb <= 1: raise ValueError(f"perturb={perturb!r} must be in [0, 1]")
-        self.perturb, self.name = perturb, f"scripted:perturb={perturb}" if perturb else "scripted"
-
-    def reset(self, task: Task, seed: int):
-        rng = random.Random(seed)
-        plan = []
-        for c in task.reference:
-            r = rng.random() if self.perturb else 1.0
-            if r < self.perturb / 3: continue                                    # drop the step
-            if r < 2 * self.perturb / 3 and c["arguments"]:                      # corrupt one argument
-                a = copy.deepcopy(c["arguments"]); k = rng.choice(sorted(a))
-                a[k] = (a[k] + "-x") if isinstance(a[k], str) else ([] if isinstance(a[k], list) else 0)
-                plan.append({"tool": c["tool"], "arguments": a}); continue
-            if r < self.perturb: plan.append({"service": c["tool"].split(".")[0]})  # add a read
-            plan.append(c)
-        self.plan, self.i, self.answer = plan, 0, task.answer or "Done."
-
-    def act(self, messages: list[dict]) -> dict:
-        if self.i >= len(self.plan): return {"role": "assistant", "content": self.answer}
-        c = self.plan[self.i]; self.i += 1
-        if "service" in c: return {"role": "assistant", "content": "", "tool_calls": [_tc(self.i, "list_tools", c)]}
-        return {"role": "assistant", "content": "", "tool_calls": [_tc(self.i, "call_tool", c)]}
-
-class HFPolicy:
-    "A local transformers model (any HF directory with a chat template) acting through the meta-tools."
-    thread_safe = False  # sampling seeds torch's global generator: run a group's rollouts one at a time (or in processes)
-    def __init__(self, model_dir: str, temperature: float = 1.0, max_new_tokens: int = 96, name: str | None = None, model=None,
-                 tokenizer=None, tools: list[dict] | None = None):
-        from compoworld_nb.tinymodel import load_model
-        self.model_dir, self.temperature, self.max_new_tokens = str(model_dir), temperature, max_new_tokens
-        self.tools = tools or META_TOOLS  # the schemas shown to the model: use the ones it was trained with
-        self.model, self.tok = (model, tokenizer) if model is not None else load_model(model_dir)
-        self.name = name or f"hf:{model_dir}"
-    def reset(self, task: Task, seed: int): self.seed = seed; self.t = 0
-    def act(self, messages: list[dict]) -> dict:
-        from compoworld_nb.tinymodel import generate_turn
-        self.t += 1
-        return generate_turn(self.model, self.tok, messages, self.tools, max_new_tokens=self.max_new_tokens,
-                             temperature=self.temperature, seed=self.seed * 1000 + self.t)
-
-class OpenAIPolicy:
-    "An OpenAI-compatible chat model acting through the meta-tools with native tool calls (endpoint, timeout and retries from `compoworld_nb.llm`)."
-    thread_safe = True   # the HTTP client is shared safely; rollouts of a group wait on the endpoint in parallel
-    def __init__(self, model: str | None = None,   # model name (default: settings `[model] name`)
-                 base_url: str | None = None,      # endpoint (default: environment, then settings)
-                 temperature: float | None = 0.0,  # sampling temperature sent with every turn (None: the endpoint's default)
-                 max_tokens: int | None = None,    # completion budget per turn
-                 timeout: float | None = None,     # seconds per request (default 60)
-                 max_retries: int | None = None,   # SDK retries (default 2)
-                 send_seed: bool = True,           # send `seed` (the rollout seed + turn) for endpoints that honour it
-                 tools: list[dict] | None = None,  # schemas shown to the model (default: the four meta-tools)
-                 client=None, http_client=None, api_key: str | None = None, name: str | None = None):
-        self.cfg = llm_config(model, base_url, timeout, max_retries)
-        self.client = client or make_client(self.cfg, http_client=http_client, api_key=api_key)
-        self.temperature, self.max_tokens, self.send_seed = temperature, max_tokens, send_seed
-        self.tools, self.name = tools or META_TOOLS, name or f"openai:{self.cfg.model}"
-    def reset(self, task: Task, seed: int): self.seed, self.t = seed, 0
-    def act(self, messages: list[dict]) -> dict:
-        "The model's next turn; raises `LLMError` (504 timeout / 503 unavailable) once the client's retries are spent."
-        self.t += 1
-        return chat(self.client, self.cfg.model, messages, self.tools, temperature=self.temperature, max_tokens=self.max_tokens,
-                    seed=self.seed * 1000 + self.t if self.send_seed else None)
-
-def make_policy(spec: str, **kw) -> Policy:
-    "Policy from a spec string: `scripted`, `scripted:perturb=0.3`, `hf:PATH`, `openai:MODEL` (`kw` go to the policy). Raises ValueError naming a bad spec."
-    if not isinstance(spec, str): raise ValueError(f"policy spec {spec!r} must be a string")
-    kind, _, rest = spec.partition(":")
-    if kind == "scripted":
-        p = 0.0
-        if rest:
-            key, _, val = rest.partition("=")
-            if key != "perturb": raise ValueError(f"policy spec {spec!r}: unknown option {key!r}")
-            try: p = float(val)
-            except ValueError: raise ValueError(f"policy spec {spec!r}: perturb={val!r} is not a number") from None
-        return ScriptedPolicy(p)
-    if kind == "hf" and rest: return HFPolicy(rest, **kw)
-    if kind == "openai" and rest: return OpenAIPolicy(rest, **kw)
-    raise ValueError(f"unknown policy spec {spec!r}; expected scripted, scripted:perturb=P, hf:PATH or openai:MODEL")
 
 # %% ../nbs/13_harness.ipynb #d5dc33c5
 def decode_arguments(raw: Any) -> tuple[Any, dict | None]:

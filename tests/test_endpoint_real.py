@@ -10,7 +10,8 @@ import pytest
 from compoworld_nb.author import default_library, generate_tasks, AuthoringError
 from compoworld_nb.core import ToolError, state_hash
 from compoworld_nb.endpoint import serve_model, budget_client
-from compoworld_nb.harness import OpenAIPolicy, rollout_group
+from compoworld_nb.policies import OpenAIPolicy
+from compoworld_nb.harness import rollout_group
 from compoworld_nb.llm import LLMError, llm_config, make_client
 from compoworld_nb.llm_author import LLMAuthor
 from compoworld_nb.service import Record, Service, State

@@ -7,7 +7,8 @@ import pytest
 
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.cli import main
-from compoworld_nb.harness import ScriptedPolicy, run_episode
+from compoworld_nb.policies import ScriptedPolicy
+from compoworld_nb.harness import run_episode
 from compoworld_nb.trajectory import save_jsonl
 
 ROOT = Path(__file__).resolve().parents[1]

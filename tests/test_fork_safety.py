@@ -6,7 +6,8 @@ import pytest
 import sample_services
 from compoworld_nb.core import module_locks
 from compoworld_nb.executor import synthesize_targeted, trajectory_fingerprint
-from compoworld_nb.harness import ScriptedPolicy, rollout_group
+from compoworld_nb.policies import ScriptedPolicy
+from compoworld_nb.harness import rollout_group
 import compoworld_nb.author, compoworld_nb.rubric, compoworld_nb.admission, compoworld_nb.harness   # their module locks load
 
 LIB = sample_services.load_library()

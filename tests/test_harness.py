@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.compose import joint_hash
-from compoworld_nb.harness import MetaToolEnv, ScriptedPolicy, run_episode, rollout_group, make_policy, META_NAMES, decode_arguments
+from compoworld_nb.harness import MetaToolEnv, run_episode, rollout_group, META_NAMES, decode_arguments
+from compoworld_nb.policies import ScriptedPolicy, make_policy
 
 LIB, WORLD = default_library()
 

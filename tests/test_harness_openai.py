@@ -10,7 +10,8 @@ import httpx2
 import pytest
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.compose import joint_hash
-from compoworld_nb.harness import META_TOOLS, OpenAIPolicy, make_policy, run_episode
+from compoworld_nb.harness import META_TOOLS, run_episode
+from compoworld_nb.policies import OpenAIPolicy, make_policy
 from compoworld_nb.llm import LLMConfig, LLMError, api_messages, chat, llm_config, make_client
 from compoworld_nb.rubric import Criterion, check
 from compoworld_nb.trajectory import save_jsonl

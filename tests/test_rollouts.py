@@ -17,7 +17,8 @@ from compoworld_nb.compose import joint_hash, diff
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.task import materialize_s0
 from compoworld_nb.trajectory import save_jsonl, load_trajectories
-from compoworld_nb.harness import MetaToolEnv, ScriptedPolicy, rollout_group, run_episode, make_policy
+from compoworld_nb.harness import MetaToolEnv, rollout_group, run_episode
+from compoworld_nb.policies import ScriptedPolicy, make_policy
 
 LIB, WORLD = default_library()
 

@@ -18,7 +18,8 @@ import pytest
 from compoworld_nb import rewards as RW
 from compoworld_nb.author import AuthoringError, author_task, can_follow, default_library
 from compoworld_nb.compose import diff, joint_hash
-from compoworld_nb.harness import make_policy, rollout_group
+from compoworld_nb.policies import make_policy
+from compoworld_nb.harness import rollout_group
 from compoworld_nb.rubric import Criterion, Rubric, check
 from compoworld_nb.task import materialize_s0
 from compoworld_nb.walk import DependencyGraph, check_walk, sample_services, sample_walk
