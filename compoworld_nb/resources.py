@@ -8,6 +8,7 @@ Docs: https://compoworld.github.io/compoworld_nb/resources.html.md"""
 from __future__ import annotations
 import secrets, sys
 from typing import Any, Callable
+from fastcore.basics import patch
 from .core import *
 from .compose import to_openai_name
 from .task import Task
@@ -19,6 +20,7 @@ __all__ = ['SESSION_COOKIE', 'SESSION_HEADER', 'ResourcesServer', 'resources_app
 # %% ../nbs/43_resources.ipynb #0b26ebc2
 SESSION_COOKIE, SESSION_HEADER = "compoworld_session", "x-compoworld-session"
 
+# %% ../nbs/43_resources.ipynb #0b26ebc2
 class ResourcesServer:
     "A task set behind HTTP routes: `seed(task_id)` starts a session (own s0), `call(session, tool, args)`, `verify(session, answer)`."
     def __init__(self, tasks: list[Task], library: dict, max_sessions: int = 1024):
@@ -34,41 +36,49 @@ class ResourcesServer:
         if task_id not in self._sessions: self._sessions[task_id] = TaskSessions(self.tasks[task_id], self.library, self.max_sessions)
         return self._sessions[task_id]
 
-    def seed(self, task_id: str | None = None) -> tuple[int, dict]:
-        "(status, body): a new session of task `task_id` from s0 (the only task when None and there is one)."
-        if task_id is None and len(self.tasks) == 1: task_id = next(iter(self.tasks))
-        if not isinstance(task_id, str): return 400, err(400, f"task_id must be one of the {len(self.tasks)} task ids, got {task_id!r:.60}", "task_id")
-        if task_id not in self.tasks: return 404, err(404, f"unknown task_id={task_id[:80]!r}; see GET /tasks", "task_id")
-        ts, sid = self.task_sessions(task_id), secrets.token_hex(16)
-        if len(self._task_of) >= self.max_sessions: self._task_of.pop(next(iter(self._task_of)))
-        self._task_of[sid] = task_id
-        r = ts.reset(sid)["data"]
-        tools = [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
-                 for t in ts.template.tools()]
-        return 200, ok({"session": sid, "task_id": task_id, "instruction": r["instruction"], "state_hash": r["state_hash"], "tools": tools})
+# %% ../nbs/43_resources.ipynb #32e2a5f7
+@patch
+def seed(self: ResourcesServer, task_id: str | None = None) -> tuple[int, dict]:
+    "(status, body): a new session of task `task_id` from s0 (the only task when None and there is one)."
+    if task_id is None and len(self.tasks) == 1: task_id = next(iter(self.tasks))
+    if not isinstance(task_id, str): return 400, err(400, f"task_id must be one of the {len(self.tasks)} task ids, got {task_id!r:.60}", "task_id")
+    if task_id not in self.tasks: return 404, err(404, f"unknown task_id={task_id[:80]!r}; see GET /tasks", "task_id")
+    ts, sid = self.task_sessions(task_id), secrets.token_hex(16)
+    if len(self._task_of) >= self.max_sessions: self._task_of.pop(next(iter(self._task_of)))
+    self._task_of[sid] = task_id
+    r = ts.reset(sid)["data"]
+    tools = [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.input_schema}}
+             for t in ts.template.tools()]
+    return 200, ok({"session": sid, "task_id": task_id, "instruction": r["instruction"], "state_hash": r["state_hash"], "tools": tools})
 
-    def _session(self, sid: str | None) -> tuple[TaskSessions | None, dict | None]:
-        if not sid or sid not in self._task_of:
-            return None, err(404, f"unknown session {str(sid)[:40]!r}; POST /seed_session first", "session")
-        return self._sessions[self._task_of[sid]], None
+# %% ../nbs/43_resources.ipynb #fe416044
+@patch
+def _session(self: ResourcesServer, sid: str | None) -> tuple[TaskSessions | None, dict | None]:
+    if not sid or sid not in self._task_of:
+        return None, err(404, f"unknown session {str(sid)[:40]!r}; POST /seed_session first", "session")
+    return self._sessions[self._task_of[sid]], None
 
-    def call(self, sid: str | None, tool: str, arguments: Any) -> tuple[int, dict]:
-        "(status, observation) of `tool` (named service__tool) in session `sid`."
-        ts, e = self._session(sid)
-        if e: return 404, e
-        if tool not in ts.template.by_mcp_name: return 404, err(404, f"unknown tool {tool[:80]!r}; tools are named service__tool", "tool")
-        if not isinstance(arguments, dict): return 400, err(400, f"the body must be a JSON object of arguments, got {type(arguments).__name__}", "body")
-        obs = ts.call(sid, tool, arguments).structured_content
-        return 200 if obs["ok"] else obs["error"]["code"], obs
+# %% ../nbs/43_resources.ipynb #2d600f7d
+@patch
+def call(self: ResourcesServer, sid: str | None, tool: str, arguments: Any) -> tuple[int, dict]:
+    "(status, observation) of `tool` (named service__tool) in session `sid`."
+    ts, e = self._session(sid)
+    if e: return 404, e
+    if tool not in ts.template.by_mcp_name: return 404, err(404, f"unknown tool {tool[:80]!r}; tools are named service__tool", "tool")
+    if not isinstance(arguments, dict): return 400, err(400, f"the body must be a JSON object of arguments, got {type(arguments).__name__}", "body")
+    obs = ts.call(sid, tool, arguments).structured_content
+    return 200 if obs["ok"] else obs["error"]["code"], obs
 
-    def verify(self, sid: str | None, answer: Any = None) -> tuple[int, dict]:
-        "(status, body): the rubric on session `sid`'s current state — each criterion with its weight and verdict, b, R, success."
-        ts, e = self._session(sid)
-        if e: return 404, e
-        if answer is not None and not isinstance(answer, str): return 400, err(400, f"answer must be a string, got {answer!r:.60}", "answer")
-        s = ts.score(sid, answer)["data"]
-        crit = [{"id": c.id, "description": c.description, "weight": c.weight, "passed": bool(b)} for c, b in zip(ts.task.v.criteria, s["b"])]
-        return 200, ok({"task_id": ts.task.id, "criteria": crit, "b": s["b"], "R": s["R"], "success": s["success"]})
+# %% ../nbs/43_resources.ipynb #c359a66b
+@patch
+def verify(self: ResourcesServer, sid: str | None, answer: Any = None) -> tuple[int, dict]:
+    "(status, body): the rubric on session `sid`'s current state — each criterion with its weight and verdict, b, R, success."
+    ts, e = self._session(sid)
+    if e: return 404, e
+    if answer is not None and not isinstance(answer, str): return 400, err(400, f"answer must be a string, got {answer!r:.60}", "answer")
+    s = ts.score(sid, answer)["data"]
+    crit = [{"id": c.id, "description": c.description, "weight": c.weight, "passed": bool(b)} for c, b in zip(ts.task.v.criteria, s["b"])]
+    return 200, ok({"task_id": ts.task.id, "criteria": crit, "b": s["b"], "R": s["R"], "success": s["success"]})
 
 # %% ../nbs/43_resources.ipynb #0b7a334e
 def resources_app(server: ResourcesServer):
