@@ -122,11 +122,11 @@ def diff(a: JointState, b: JointState) -> list[dict]:
         ca, cb = _collections(a[svc]), _collections(b[svc])
         for col in sorted(set(ca) | set(cb)):
             xa, xb = ca.get(col, {}), cb.get(col, {})
-            for rid in sorted(set(dict.keys(xa)) | set(dict.keys(xb)), key=str):
-                if not dict.__contains__(xa, rid): out.append({"service": svc, "collection": col, "id": str(rid), "change": "added", "fields": {}})
-                elif not dict.__contains__(xb, rid): out.append({"service": svc, "collection": col, "id": str(rid), "change": "removed", "fields": {}})
+            for rid in sorted(changed_ids(xa, xb), key=str):      # ids whose record object differs (O(changes) over one lineage)
+                if rid not in xa: out.append({"service": svc, "collection": col, "id": str(rid), "change": "added", "fields": {}})
+                elif rid not in xb: out.append({"service": svc, "collection": col, "id": str(rid), "change": "removed", "fields": {}})
                 else:
-                    ra, rb = dict.__getitem__(xa, rid), dict.__getitem__(xb, rid)
+                    ra, rb = xa.get(rid), xb.get(rid)
                     if ra is rb or record_digest(rid, ra) == record_digest(rid, rb): continue  # digests cached on sealed records
                     da, db = _dump(ra), _dump(rb)
                     f = {k: [da.get(k), db.get(k)] for k in sorted(set(da) | set(db))

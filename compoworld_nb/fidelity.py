@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from .core import *
 from .service import Service
+from .state import changed_ids
 from .compose import joint_hash
 
 # %% auto #0
@@ -108,14 +109,11 @@ def changed_records(base, final, view, collections=("orders", "users", "products
     for c in collections:
         a, b, got = getattr(base, c), getattr(final, c), {}
         if a is not b:
-            for k in dict.keys(b):
-                rb = dict.__getitem__(b, k)
-                ra = dict.get(a, k)
-                if ra is rb: continue
+            for k in sorted(changed_ids(a, b), key=str):   # ids whose record object differs (O(changes) over one lineage)
+                ra, rb = a.get(k), b.get(k)
+                if rb is None: got[k] = None; continue
                 vb = view(rb)
                 if ra is None or view(ra) != vb: got[k] = vb
-            for k in dict.keys(a):
-                if not dict.__contains__(b, k): got[k] = None
         out[c] = got
     return out
 

@@ -7,17 +7,19 @@ Docs: https://compoworld.github.io/compoworld_nb/state.html.md"""
 # %% ../nbs/01_state.ipynb #8a88d5d8
 from __future__ import annotations
 import copy, hashlib, inspect, json, threading, typing
-from itertools import repeat
-from operator import is_
+from collections.abc import ItemsView, KeysView, Mapping, ValuesView
+from itertools import chain, compress, repeat
+from operator import is_, is_not, itemgetter
 from typing import Any
-from pydantic import BaseModel, ConfigDict, Field
+import immutables
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 from .core import *
 
 # %% auto #0
-__all__ = ['SERVICE_OF', 'SealedRecordError', 'Record', 'sealed_at', 'FrozenList', 'FrozenDict', 'seal', 'State', 'record_digest',
-           'clone_value', 'same_value', 'Snapshot', 'snapshot', 'Records', 'lineage', 'verified_lineage',
-           'counted_lineage', 'CowRecords', 'cow_view', 'commit_view', 'digest_form', 'state_digest', 'read', 'find',
-           'scan', 'entries', 'ids', 'has', 'size', 'writable', 'put', 'remove']
+__all__ = ['SERVICE_OF', 'verified_lineage', 'counted_lineage', 'SealedRecordError', 'Record', 'sealed_at', 'FrozenList',
+           'FrozenDict', 'seal', 'State', 'record_digest', 'clone_value', 'same_value', 'Snapshot', 'Records',
+           'CowRecords', 'cow_view', 'commit_view', 'snapshot', 'lineage', 'changed_ids', 'digest_form', 'state_digest',
+           'read', 'find', 'scan', 'entries', 'ids', 'has', 'size', 'writable', 'put', 'remove']
 
 # %% ../nbs/01_state.ipynb #0ccbf88c
 SERVICE_OF: dict[type, str] = {}   # State class -> the name of the service that owns it (filled by `service.Service`), for error messages
@@ -33,27 +35,20 @@ class Record(BaseModel):
     """Base of every record: unknown fields refused, assignments validated. A committed record is *sealed* (`seal`):
     every write to it, or to a list, dict or record inside it, raises `SealedRecordError`; its digest is cached on it."""
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
-    __slots__ = ("_seal", "_digest")   # where it was sealed (service, collection, id); (id, SHA-256) of its canonical text
+    __slots__ = ("_seal", "_digest")   # where it was sealed (service, collection, id); (id, SHA-256) of its canonical text, once sealed
 
     def __setattr__(self, name: str, value: Any):
         w = sealed_at(self)
         if w is not None: raise SealedRecordError(w, f"set field {name!r}")
-        _drop_digest(self); super().__setattr__(name, value)
+        super().__setattr__(name, value)
 
     def __delattr__(self, name: str):
         w = sealed_at(self)
         if w is not None: raise SealedRecordError(w, f"delete field {name!r}")
-        _drop_digest(self); super().__delattr__(name)
+        super().__delattr__(name)
 
 _SEAL_GET, _SEAL_SET = Record._seal.__get__, Record._seal.__set__
 _DIGEST_GET, _DIGEST_SET = Record._digest.__get__, Record._digest.__set__
-
-_WRITES = [0]   # assignments to writable records whose digest was cached: sums cached over writable records hold only while it stands
-
-def _drop_digest(r: Record) -> None:
-    try: d = _DIGEST_GET(r)
-    except AttributeError: return
-    if d is not None: _DIGEST_SET(r, None); _WRITES[0] += 1
 
 def sealed_at(r: Any) -> tuple | None:
     "`(service, collection, id)` where record `r` was sealed; None if `r` is writable (or not a `Record`)."
@@ -102,11 +97,21 @@ def seal(r: Any, where: tuple) -> Any:
     return r
 
 class State(BaseModel):
-    "Base of every service state: record collections as `dict[str, Record]` fields, plus seed, id counters and the frozen clock (seconds since `EPOCH`)."
+    "Base of every service state: record collections as `dict[str, Record]` fields (held as `Records` once committed), plus seed, id counters and the frozen clock (seconds since `EPOCH`)."
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
     seed: int = 0
     counters: dict[str, int] = Field(default_factory=dict)
     clock: float = 0.0
+
+    @model_serializer(mode="wrap")
+    def _dump_collections(self, handler, info):
+        "A collection held as `Records` or `CowRecords` dumps as the dict it stands for (O(records) for the collections dumped)."
+        d, ex = self.__dict__, info.exclude
+        if not any(isinstance(v, (Records, CowRecords)) and not (ex and k in ex) for k, v in d.items()): return handler(self)
+        c = self.__copy__()
+        for k, v in d.items():
+            if isinstance(v, (Records, CowRecords)) and not (ex and k in ex): c.__dict__[k] = dict(zip(*v._columns()))
+        return handler(c)
 
     def new_id(self, prefix: str) -> str:
         "A fresh id for `prefix` from the state's seeded factory (never reused within this state's history)."
@@ -149,18 +154,17 @@ def _collection_set(cls: type) -> frozenset:
 # %% ../nbs/01_state.ipynb #42667480
 _LANE_BYTES = 256                 # 2048-bit lanes
 _MOD = 1 << (8 * _LANE_BYTES)
-_EMPTY = hashlib.sha256(b"").digest()
 
 def _record_text(k: Any, r: Any) -> bytes: return (json.dumps(str(k), ensure_ascii=False) + ":" + canonical_json(r)).encode("utf-8")
 
 def record_digest(k: Any, r: Any) -> bytes:
-    "A record's digest (Eq. S1): SHA-256 (32 bytes) of the UTF-8 text `\"k\":<canonical JSON of r>`; cached on the record (an assignment to a writable record drops it; a sealed one never changes)."
+    "A record's digest (Eq. S1): SHA-256 (32 bytes) of the UTF-8 text `\"k\":<canonical JSON of r>`; cached on a sealed record (which never changes), computed afresh for any other."
     if isinstance(r, Record):
         try: e = _DIGEST_GET(r)
         except AttributeError: e = None
         if e is not None and e[0] == k: return e[1]
         d = hashlib.sha256(_record_text(k, r)).digest()
-        _DIGEST_SET(r, (k, d))
+        if sealed_at(r) is not None: _DIGEST_SET(r, (k, d))
         return d
     return hashlib.sha256(_record_text(k, r)).digest()
 
@@ -172,13 +176,9 @@ def _coll_hex(acc: int, n: int) -> str:
     "Eq. S2: hex SHA-256 of the record count (8 bytes) and the lane sum (256 bytes), big-endian."
     return hashlib.sha256(n.to_bytes(8, "big") + acc.to_bytes(_LANE_BYTES, "big")).hexdigest()
 
-def _sum(pairs) -> tuple[int, bool]:
-    "Lane sum of `(id, record)` pairs, and whether every record was sealed (so the sum may be cached)."
-    acc, sealed = 0, True
-    for k, r in pairs:
-        acc += _lane(record_digest(k, r))
-        if sealed and sealed_at(r) is None: sealed = False
-    return acc % _MOD, sealed
+def _sum(pairs) -> int:
+    "Lane sum (mod 2^2048) of `(id, record)` pairs."
+    return sum(_lane(record_digest(k, r)) for k, r in pairs) % _MOD
 
 # %% ../nbs/01_state.ipynb #acfc4990
 def clone_value(v: Any) -> Any:
@@ -215,9 +215,9 @@ def same_value(a: Any, b: Any) -> bool:
     return a == b
 
 class Snapshot:
-    "A record collection as it was at one moment: its ids in sorted order and the record objects under them (`acc`: the collection's lane sum and its `_WRITES` stamp, filled in when a hash needs it)."
-    __slots__ = ("keys", "recs", "acc", "_index")
-    def __init__(self, keys: list, recs: list): self.keys, self.recs, self.acc, self._index = keys, recs, None, None
+    "A record collection as it was at one moment: its ids in sorted order (by `str`) and the record objects under them."
+    __slots__ = ("keys", "recs", "_index")
+    def __init__(self, keys: list, recs: list): self.keys, self.recs, self._index = keys, recs, None
     def __len__(self): return len(self.keys)
     def __repr__(self): return f"Snapshot({len(self.keys)} records)"
     @property
@@ -225,236 +225,381 @@ class Snapshot:
         "id -> position in `keys`."
         if self._index is None: self._index = {k: i for i, k in enumerate(self.keys)}
         return self._index
-    def holds(self, coll: dict) -> bool:
-        "True if `coll` has exactly these ids, each mapped to the very same record object (O(n), at C speed)."
-        return dict.__len__(coll) == len(self.keys) and all(map(is_, map(dict.get, repeat(coll), self.keys), self.recs))
+    def holds(self, coll: Mapping) -> bool:
+        "True if `coll` has exactly these ids, each mapped to the very same record object (O(n))."
+        return len(coll) == len(self.keys) and all(map(is_, map(coll.get, self.keys), self.recs))
 
-_SNAPS: dict[int, tuple] = {}  # id(collection) -> (collection, Snapshot); the last snapshot taken of a lineage root
+def _take_snapshot(items) -> Snapshot:
+    pairs = sorted(items, key=lambda kv: str(kv[0]))
+    return Snapshot([k for k, _ in pairs], [r for _, r in pairs])
+
+# %% ../nbs/01_state.ipynb #e5b48a03
+_GONE = object()     # in a delta: the base's record under this id is gone (removed, or moved to the tail)
+_ABSENT = object()   # marks an id that has no record
+_EMPTY_MAP = immutables.Map()
+
+class _Base:
+    "The table a lineage of collections shares: id -> sealed record in insertion order, never written once made; its lane sum and snapshot are computed when first asked."
+    __slots__ = ("table", "acc", "snap")
+    def __init__(self, table: dict, acc: int | None = None): self.table, self.acc, self.snap = table, acc, None
+    def lane_sum(self) -> int:
+        if self.acc is None: self.acc = _sum(self.table.items())
+        return self.acc
+    def snapshot(self) -> Snapshot:
+        if self.snap is None: self.snap = _take_snapshot(self.table.items())
+        return self.snap
+
+class _RecordsView:
+    "Keys, values or items of a `Records` / `CowRecords` (iterates in collection order; `len`, `in` and `reversed` work)."
+    __slots__ = ("_m", "_what")
+    def __init__(self, m, what: int): self._m, self._what = m, what     # 0 keys, 1 values, 2 items
+    def __len__(self): return len(self._m)
+    def __iter__(self):
+        ks, vs = self._m._columns()
+        return iter(ks) if self._what == 0 else iter(vs) if self._what == 1 else zip(ks, vs)
+    def __reversed__(self): return reversed(list(self))
+    def __contains__(self, x):
+        m = self._m
+        if self._what == 0: return x in m
+        if self._what == 2: return isinstance(x, tuple) and len(x) == 2 and m.get(x[0], _ABSENT) == x[1]
+        return any(x == v for v in self)
+    def __eq__(self, other):
+        if self._what == 1: return NotImplemented
+        return set(self) == set(other)
+    def __sub__(self, other): return set(self) - set(other)
+    def __or__(self, other): return set(self) | set(other)
+    def __and__(self, other): return set(self) & set(other)
+    def __repr__(self): return f"{('keys', 'values', 'items')[self._what]}({list(self)!r})"
+
+class Records(Mapping):
+    """A committed record collection, persistent (Eq. S4): a *base* table (a dict shared by every collection derived from
+    it, never written) and what differs from it — `_d`, an `immutables.Map` (a HAMT: O(log n) copy-on-write updates)
+    of base ids whose record was replaced or is gone, and `_t`, the *tail*: ids appended since the base, id -> (order,
+    record), in order of insertion. Reads by id and scans go at dict speed through the base; a derived collection costs
+    O(changes) memory; every record in it is sealed. Its lane sum is the base's (computed once) plus `_dacc`, moved by each
+    change. Read it as a mapping (`get`, `[]`, `in`, `len`, `keys()`, `values()`, `items()`, in insertion order, as a dict
+    would); writes raise `SealedRecordError` (a tool call writes through `cow_view`). `copy.copy`, `copy.deepcopy` and
+    pickling give plain dicts."""
+    __slots__ = ("_b", "_d", "_t", "_seq", "_n", "_dacc", "where", "_touched", "_cols")
+
+    def __init__(self, table: Mapping | None = None, where: tuple = ("?", "?")):
+        "A base collection (no lineage) holding the records of `table`, each sealed at (service, collection, id) from `where`."
+        t = dict(table.items()) if table is not None else {}
+        svc, name = where
+        for k, r in t.items():
+            if sealed_at(r) is None: seal(r, (svc, name, k))
+        self._set(_Base(t), _EMPTY_MAP, _EMPTY_MAP, 0, len(t), 0, where)
+
+    def _set(self, b, d, t, seq, n, dacc, where):
+        self._b, self._d, self._t, self._seq, self._n, self._dacc, self.where = b, d, t, seq, n, dacc, where
+        self._touched = self._cols = None
+        return self
+
+    @classmethod
+    def _derived(cls, *a) -> "Records":
+        return cls.__new__(cls)._set(*a)
+
+    def __len__(self): return self._n
+    def get(self, k, default=None):
+        "The record under id `k` (shared, sealed), else `default`. O(1) (O(log changes) for a changed id)."
+        t = self._t
+        if t:
+            e = t.get(k)
+            if e is not None: return e[1]
+        d = self._d
+        if d:
+            r = d.get(k, _ABSENT)
+            if r is not _ABSENT: return default if r is _GONE else r
+        return self._b.table.get(k, default)
+    def __getitem__(self, k):
+        r = self.get(k, _ABSENT)
+        if r is _ABSENT: raise KeyError(k)
+        return r
+    def __contains__(self, k): return self.get(k, _ABSENT) is not _ABSENT
+    def __iter__(self): return iter(self.keys())
+    def __reversed__(self): return reversed(list(self.keys()))
+    def keys(self): return self._b.table.keys() if not (self._d or self._t) else _RecordsView(self, 0)
+    def values(self): return self._b.table.values() if not (self._d or self._t) else _RecordsView(self, 1)
+    def items(self): return self._b.table.items() if not (self._d or self._t) else _RecordsView(self, 2)
+    def _columns(self) -> tuple:
+        "`(ids, records)`: two aligned sequences in collection order (built at C speed, cached: the collection never changes)."
+        if self._cols is not None: return self._cols
+        tb = self._b.table
+        if not (self._d or self._t): return tb.keys(), tb.values()
+        ks, vs = tb.keys(), tb.values()
+        if self._d:
+            vs = list(map(self._d.get, ks, vs))                  # the replacement, else the base's record; _GONE for gone
+            keep = list(map(is_not, vs, repeat(_GONE)))
+            ks, vs = list(compress(ks, keep)), list(compress(vs, keep))
+        else: ks, vs = list(ks), list(vs)
+        if self._t:
+            tail = sorted(self._t.items(), key=lambda kv: kv[1][0])
+            ks += [k for k, _ in tail]; vs += [e[1] for _, e in tail]
+        if len(ks) <= 4096: self._cols = (ks, vs)               # small: keep; large: rebuilt per scan (O(n) memory otherwise)
+        return ks, vs
+
+    @property
+    def touched(self) -> frozenset:
+        "Ids whose record may differ from the base's (replaced, gone, or appended): the lineage bookkeeping, O(changes)."
+        if self._touched is None: self._touched = frozenset(chain(self._d.keys(), self._t.keys()))
+        return self._touched
+    @property
+    def snap(self) -> Snapshot:
+        "The `Snapshot` of the base this collection descends from (built once per base)."
+        return self._b.snapshot()
+    def lane_sum(self) -> int:
+        "Lane sum (Eq. S2) of its records: the base's (computed once per base) moved by this lineage's changes. O(1) once the base's is known."
+        return (self._b.lane_sum() + self._dacc) % _MOD
+
+    def _refuse(self, what: str, k: Any = "?"):
+        raise SealedRecordError((*self.where, k), f"{what} a committed collection")
+    def __setitem__(self, k, v): self._refuse("put a record into", k)
+    def __delitem__(self, k): self._refuse("remove a record from", k)
+    def pop(self, k, *default): self._refuse("remove a record from", k)
+    def setdefault(self, k, default=None): self._refuse("put a record into", k)
+    def update(self, *a, **kw): self._refuse("update")
+    def clear(self): self._refuse("clear")
+    def copy(self) -> dict: return dict(self.items())
+    def __copy__(self) -> dict: return dict(self.items())
+    def __deepcopy__(self, memo) -> dict: return {k: copy.deepcopy(v, memo) for k, v in self.items()}
+    def __reduce__(self): return (dict, (dict(self.items()),))
+    def __repr__(self): return f"Records({dict(self.items())!r})"
+
+    def updated(self, changes: Mapping) -> "Records":
+        """A new collection: this one with `changes` ({id: record, or None to remove}) applied — replaced ids keep their
+        place, new ids go to the end; the new records are sealed. O(len(changes) · log) time and memory; `self` is unchanged."""
+        svc, name = self.where
+        dm = tm = None
+        b, seq, n, dacc = self._b.table, self._seq, self._n, self._dacc
+        for k, cur in changes.items():
+            orig = self.get(k, _ABSENT)
+            if cur is None and orig is _ABSENT: continue
+            if cur is orig: continue
+            if orig is not _ABSENT: dacc -= _lane(record_digest(k, orig)); n -= 1
+            if cur is not None:
+                seal(cur, (svc, name, k)); dacc += _lane(record_digest(k, cur)); n += 1
+            if tm is None: dm, tm = self._d.mutate(), self._t.mutate()
+            e = tm.get(k)
+            if e is not None:                                  # in the tail: replace in place, or drop
+                if cur is None: del tm[k]
+                else: tm[k] = (e[0], cur)
+            elif k in b and dm.get(k, _ABSENT) is not _GONE:   # a base id still in place
+                dm[k] = _GONE if cur is None else cur
+            elif cur is not None: tm[k] = (seq, cur); seq += 1  # new (or gone from the base and back): appended
+        if tm is None: return self
+        return Records._derived(self._b, dm.finish(), tm.finish(), seq, n, dacc % _MOD, self.where)._rebased()
+
+    def _rebased(self) -> "Records":
+        "Itself, or, when its changes outgrow an eighth of its base (and 64), the same records as a new base (O(n), amortised O(1) per change)."
+        if len(self._d) + len(self._t) <= max(64, len(self._b.table) >> 3): return self
+        acc = None if self._b.acc is None else self.lane_sum()
+        ks, vs = self._columns()
+        return Records._derived(_Base(dict(zip(ks, vs)), acc), _EMPTY_MAP, _EMPTY_MAP, 0, self._n, 0, self.where)
+
+# %% ../nbs/01_state.ipynb #79007b72
+class CowRecords(Mapping):
+    """The collection a tool sees during one call (`cow_view`): the committed `Records` it started from (`_r`, shared,
+    never written) and the call's own changes (`_own`: id -> the record the call put or took writable, or a mark for one
+    it removed; `_new`: ids it appended, in order). The helpers (`read`, `scan`, ...) share the committed records, sealed,
+    and see the call's own; `writable` (`take`) hands out a private copy the first time, and so does reading through
+    the mapping (`coll[id]`, `.get`, `.values()`, `.items()`: old service code that edits what it reads); `coll[id] = rec` /
+    `del coll[id]` put and remove (a new id goes to the end, as in a dict). On commit (`settle`) a copy that ended up
+    equal to its original gives way to the original again, and the changes become a new `Records` in O(changes)."""
+    __slots__ = ("_r", "_own", "_new", "where")
+    def __init__(self, base: Records): self._r, self._own, self._new, self.where = base, {}, {}, base.where
+
+    def _peek(self, k, default=None):
+        "The record under `k` as it stands in the call (shared and sealed, or the call's own), without a copy."
+        if self._own:
+            e = self._own.get(k, _ABSENT)
+            if e is not _ABSENT: return default if e is _GONE else e
+        return self._r.get(k, default)
+    def get(self, k, default=None):
+        "Through the mapping (code not yet on the helpers): the call's own copy of the record, made on first read (`take`)."
+        return self.take(k) if k in self else default
+    def __getitem__(self, k): return self.take(k)
+    def __contains__(self, k): return self._peek(k, _ABSENT) is not _ABSENT
+    def __len__(self):
+        n, r = len(self._r), self._r
+        for k, v in self._own.items():
+            inr = k in r
+            if inr and v is _GONE: n -= 1
+            elif not inr and v is not _GONE: n += 1
+        return n
+    def _columns(self) -> tuple:
+        "`(ids, records)` in collection order, the call's changes applied (C speed over the committed part)."
+        ks, vs = self._r._columns()
+        own, new, r = self._own, self._new, self._r
+        if not own: return ks, vs
+        sub = {k: (_GONE if v is _GONE or k in new else v) for k, v in own.items() if k in r}
+        if sub:
+            vs = list(map(sub.get, ks, vs))
+            keep = list(map(is_not, vs, repeat(_GONE)))
+            ks, vs = list(compress(ks, keep)), list(compress(vs, keep))
+        else: ks, vs = list(ks), list(vs)
+        if new: ks += list(new); vs += [own[k] for k in new]
+        return ks, vs
+    def keys(self): return _RecordsView(self, 0)
+    def values(self): return _Taking(self, False)
+    def items(self): return _Taking(self, True)
+    def __iter__(self): return iter(self._columns()[0])
+
+    def take(self, k):
+        "The call's own, writable copy of record `k` (made on the first request); KeyError if absent."
+        e = self._own.get(k, _ABSENT)
+        if e is not _ABSENT:
+            if e is _GONE: raise KeyError(k)
+            return e
+        r = self._r.get(k, _ABSENT)
+        if r is _ABSENT: raise KeyError(k)
+        c = self._own[k] = clone_value(r)
+        return c
+    def __setitem__(self, k, v):
+        if k not in self: self._new.pop(k, None); self._new[k] = None
+        self._own[k] = v
+    def __delitem__(self, k):
+        if k not in self: raise KeyError(k)
+        self._own[k] = _GONE; self._new.pop(k, None)
+    def pop(self, k, *default):
+        if k not in self:
+            if default: return default[0]
+            raise KeyError(k)
+        r = self.take(k); del self[k]; return r
+    def popitem(self):
+        ks = self._columns()[0]
+        if not len(ks): raise KeyError("popitem(): the collection is empty")
+        k = list(ks)[-1]; return k, self.pop(k)
+    def setdefault(self, k, default=None):
+        if k not in self: self[k] = default
+        return self.take(k)
+    def update(self, *a, **kw):
+        for k, v in dict(*a, **kw).items(): self[k] = v
+    def __ior__(self, other): self.update(other); return self
+    def clear(self):
+        for k in list(self.keys()): del self[k]
+    def copy(self) -> dict: return dict(self.items())
+    def __copy__(self) -> dict: return dict(self.items())
+    def __deepcopy__(self, memo) -> dict: return {k: copy.deepcopy(v, memo) for k, v in zip(*self._columns())}
+    def __reduce__(self): return (dict, (dict(zip(*self._columns())),))
+    def __repr__(self): return f"CowRecords({dict(zip(*self._columns()))!r})"
+
+    def settle(self) -> Records:
+        """Commit the call's changes: a new `Records` (O(changes · log n)), or the committed one itself if nothing changed
+        (copies equal, by `same_value`, to their originals are dropped). The view is spent afterwards."""
+        r, own, new = self._r, self._own, self._new
+        if not own: return r
+        drop, put = {}, {}
+        for k, cur in own.items():
+            orig = r.get(k, _ABSENT)
+            if k in new or cur is _GONE:                              # removed, or removed and put again (it moves to the end)
+                if orig is not _ABSENT: drop[k] = None
+            elif cur is not orig and not same_value(cur, orig): put[k] = cur
+        for k in new: put[k] = own[k]
+        self._own = self._new = None
+        return (r.updated(drop) if drop else r).updated(put)
+
+class _Taking:
+    "`values()` / `items()` of a `CowRecords` read through the mapping: each record is copied (`take`) when the iteration reaches it."
+    __slots__ = ("_m", "_items")
+    def __init__(self, m, items): self._m, self._items = m, items
+    def __len__(self): return len(self._m)
+    def __iter__(self):
+        m = self._m
+        for k in list(m._columns()[0]):
+            if k in m: yield (k, m.take(k)) if self._items else m.take(k)
+    def __reversed__(self): return reversed(list(self))
+    def __contains__(self, x): return any(x == y for y in self)
+    def __repr__(self): return f"{'items' if self._items else 'values'}({list(self)!r})"
+
+def _as_records(v: Mapping, where: tuple) -> Records:
+    "A collection as a committed `Records`: itself if it is one, else a new base of its records (sealed; O(n))."
+    if type(v) is Records: return v
+    return Records(v, where)
+
+def cow_view(state: State) -> State:
+    "A writable copy of `state` for one tool call: record collections become `CowRecords` over the state's committed ones (a plain dict is made a `Records` first, O(n) once), every other field is cloned. O(fields): no record or table is copied."
+    new = state.__copy__()
+    d, cols = new.__dict__, _collection_set(type(state))
+    svc = SERVICE_OF.get(type(state), type(state).__name__)
+    for k, v in d.items():
+        d[k] = CowRecords(_as_records(v, (svc, k))) if k in cols and isinstance(v, Mapping) else clone_value(v)
+    return new
+
+def commit_view(view: State) -> State:
+    "Seal a view after a successful call: its `CowRecords` settle into `Records` (O(changes)); a collection the call did not change is the state's own object again; a plain dict the call assigned becomes a `Records`. Returns the view, now a new state value."
+    d = view.__dict__
+    svc = SERVICE_OF.get(type(view), type(view).__name__)
+    for k in _collection_set(type(view)):
+        t = d.get(k)
+        if type(t) is CowRecords: d[k] = t.settle()
+        elif isinstance(t, Mapping) and type(t) is not Records: d[k] = Records(t, (svc, k))
+    return view
+
+# %% ../nbs/01_state.ipynb #0c277f5c
+_SNAPS: dict[int, tuple] = {}  # id(plain dict) -> (dict, Snapshot); the last snapshot taken of a plain collection
 _SNAPS_MAX, _SNAPS_LOCK = 256, threading.Lock()
 
-def snapshot(coll: dict) -> Snapshot:
-    "The snapshot of a plain collection: reused while the collection still holds the same records (checked by identity), else taken anew."
+def snapshot(coll: Mapping) -> Snapshot:
+    "The snapshot of a collection as it is now: a `Records` that is its lineage's base gives its base's (computed once); a plain dict's is reused while it still holds the same records (checked by identity)."
+    if isinstance(coll, Records):
+        if not coll._d and not coll._t: return coll._b.snapshot()
+        return _take_snapshot(coll.items())
+    if isinstance(coll, CowRecords): return _take_snapshot(coll.items())
     e = _SNAPS.get(id(coll))
     if e is not None and e[0] is coll and e[1].holds(coll): return e[1]
-    keys = sorted(dict.keys(coll), key=str)
-    snap = Snapshot(keys, [dict.__getitem__(coll, k) for k in keys])
+    snap = _take_snapshot(coll.items())
     with _SNAPS_LOCK:
         if len(_SNAPS) >= _SNAPS_MAX: _SNAPS.pop(next(iter(_SNAPS)), None)
         _SNAPS[id(coll)] = (coll, snap)
     return snap
 
-class Records(dict):
-    """A committed record collection: a plain dict (read at C speed) that also keeps its lineage:
-    `snap`, the `Snapshot` of the collection its rollout started from, and `touched`, a superset of
-    the ids whose record may differ from `snap`'s; its mutators keep that true (and drop the cached
-    digest `acc`). `sealed` is True once every record in it is sealed. `copy.copy`, `copy.deepcopy`
-    and pickling give plain dicts."""
-    __slots__ = ("snap", "touched", "_own", "_gone", "_base", "where", "sealed", "acc")
+def lineage(coll: Mapping) -> tuple[Snapshot, frozenset]:
+    """`(snapshot, touched)`: the `Snapshot` of the base `coll` descends from and the ids that may differ from it. A
+    `Records` (or a view over one) cannot be written around its bookkeeping, so this is exact; a plain dict is its
+    own (current) snapshot with nothing touched. O(changes) (the base's snapshot is built once)."""
+    if isinstance(coll, Records): return coll.snap, coll.touched
+    if isinstance(coll, CowRecords): return coll._r.snap, coll._r.touched | frozenset(coll._own)
+    return snapshot(coll), frozenset()
 
-    def _changed(self, k):
-        self.touched.add(k); self.acc = None; self.sealed = False
-    def __setitem__(self, k, v): dict.__setitem__(self, k, v); self._changed(k)
-    def __delitem__(self, k): dict.__delitem__(self, k); self._changed(k)
-    def pop(self, k, *default): self._changed(k); return dict.pop(self, k, *default)
-    def popitem(self):
-        k, v = dict.popitem(self); self._changed(k); return k, v
-    def setdefault(self, k, default=None):
-        if not dict.__contains__(self, k): self[k] = default
-        return self[k]
-    def update(self, *a, **kw):
-        for k, v in dict(*a, **kw).items(): self[k] = v
-    def __ior__(self, other): self.update(other); return self
-    def clear(self):
-        for k in list(dict.keys(self)): self._changed(k)
-        dict.clear(self)
-    def copy(self) -> dict: return dict(dict.items(self))
-    def __copy__(self) -> dict: return self.copy()
-    def __deepcopy__(self, memo) -> dict: return {k: copy.deepcopy(v, memo) for k, v in dict.items(self)}
-    def __reduce__(self): return (dict, (dict(dict.items(self)),))
+verified_lineage = counted_lineage = lineage   # older names: a lineage can no longer be broken, so there is nothing left to verify or count
 
-def lineage(coll: dict) -> tuple[Snapshot, set]:
-    "`(snapshot, touched)`: what `coll` descends from and the ids that may differ from it. A plain dict is its own (current) snapshot with nothing touched."
-    if isinstance(coll, Records) and getattr(coll, "snap", None) is not None: return coll.snap, coll.touched
-    return snapshot(coll), set()
+def _peek(coll: Mapping):
+    "A no-copy `get` of any collection (a view's own reads copy)."
+    return coll._peek if type(coll) is CowRecords else coll.get
 
-def verified_lineage(coll: dict) -> tuple[Snapshot, set] | None:
-    """`lineage(coll)` checked by identity: every id outside `touched` still holds the snapshot's record and no
-    other id was added. None if the check fails (the collection was edited around its bookkeeping, e.g. through
-    `dict.__setitem__`). O(n) at C speed."""
-    snap, touched = lineage(coll)
-    if not touched: return (snap, touched) if snap.holds(coll) else None
-    keys, idx = snap.keys, snap.index
-    same = list(map(is_, map(dict.get, repeat(coll), keys), snap.recs))
-    if same.count(False) > len(touched): return None
-    i = -1
-    while True:
-        try: i = same.index(False, i + 1)
-        except ValueError: break
-        if keys[i] not in touched: return None
-    return counted_lineage(coll)
+def _base_of(coll: Mapping):
+    if isinstance(coll, Records): return coll._b
+    if isinstance(coll, CowRecords): return coll._r._b
+    return None
 
-def counted_lineage(coll: dict) -> tuple[Snapshot, set] | None:
-    "`lineage(coll)` if the id count agrees with it (O(touched)): catches ids added or removed around the bookkeeping, not a record swapped by `dict.__setitem__` (service code never does that: it writes through `put`)."
-    snap, touched = lineage(coll)
-    if not isinstance(coll, Records) or getattr(coll, "snap", None) is None: return snap, touched   # a plain dict: its own snapshot
-    idx = snap.index
-    kept = len(snap) - sum(1 for k in touched if k in idx and not dict.__contains__(coll, k))
-    added = sum(1 for k in touched if k not in idx and dict.__contains__(coll, k))
-    return (snap, touched) if dict.__len__(coll) == kept + added else None
-
-class _View:
-    "Lazy `values()` / `items()` of a `CowRecords`: each record is copied when the iteration reaches it."
-    __slots__ = ("_d", "_items")
-    def __init__(self, d, items): self._d, self._items = d, items
-    def __len__(self): return dict.__len__(self._d)
-    def __iter__(self):
-        d = self._d
-        for k in list(dict.keys(d)):
-            if dict.__contains__(d, k): yield (k, d._take(k)) if self._items else d._take(k)
-    def __reversed__(self): return reversed(list(self))
-    def __contains__(self, x): return any(x == y for y in self)
-    def __repr__(self): return f"{'items' if self._items else 'values'}({list(self)!r})"
-
-_ABSENT = object()  # marks an id that had no record before the call
-
-def _seal_all(coll: dict, where: tuple) -> None:
-    """Seal every shared record of `coll` (O(n) the first time; a check per record after) and mark it, and the committed
-    collection a view is over, as sealed. In a view, the call's own records stay writable; the originals they replace are sealed."""
-    svc, name = where
-    own = coll._own if type(coll) is CowRecords else None
-    for k, r in dict.items(coll):
-        if (own is None or k not in own) and sealed_at(r) is None: seal(r, (svc, name, k))
-    if own is not None:
-        for k, r in own.items():
-            if r is not _ABSENT and sealed_at(r) is None: seal(r, (svc, name, k))
-        if isinstance(coll._base, Records): coll._base.sealed = True
-    if isinstance(coll, Records): coll.sealed = True
-
-def _valid(a: tuple | None) -> bool:
-    "A cached sum `(..., gen)` still holds: computed over sealed records only (gen None), or no writable record changed since."
-    return a is not None and (a[-1] is None or a[-1] == _WRITES[0])
-
-class CowRecords(Records):
-    """The collection a tool sees during one call: starts as a copy of the ids → records table of the
-    state's collection (sharing its sealed record objects). `writable` (and, for old code, reading
-    through the mapping: `coll[id]`, `.get`, `.values()`, `.items()`, `.pop`) hands out a private
-    copy the first time; `read`/`scan` hand out the shared sealed record. On commit (`settle`) a copy
-    that ended up equal to its original gives way to the original again, so `touched` names only ids
-    that really changed (or were deleted), the new records are sealed, and the collection's digest is
-    updated from its base's in O(changed records)."""
-    __slots__ = ()
-
-    @classmethod
-    def over(cls, base: dict, where: tuple = ("?", "?")) -> "CowRecords":
-        "A copy-on-write collection over `base` (O(len(base)) pointer copies, no record copies), inheriting its lineage; `where` = (service, collection) names it in errors."
-        t = cls(base)
-        snap, touched = lineage(base)
-        a = getattr(base, "acc", None)
-        t.snap, t.touched, t._own, t._gone, t._base = snap, set(touched), {}, set(), base
-        t.where, t.sealed, t.acc = where, getattr(base, "sealed", False), a if _valid(a) else None
-        return t
-
-    def _take(self, k):
-        v = dict.__getitem__(self, k)
-        if k not in self._own:
-            self._own[k] = v; v = clone_value(v); dict.__setitem__(self, k, v)
-        return v
-
-    def __getitem__(self, k): return self._take(k)
-    def get(self, k, default=None): return self._take(k) if dict.__contains__(self, k) else default
-    def __setitem__(self, k, v):
-        if k not in self._own: self._own[k] = dict.get(self, k, _ABSENT)
-        dict.__setitem__(self, k, v)
-    def __delitem__(self, k):
-        if k not in self._own: self._own[k] = dict.__getitem__(self, k)
-        dict.__delitem__(self, k); self.touched.add(k); self._gone.add(k)   # a deleted id stays touched (its position may change)
-    def pop(self, k, *default):
-        if not dict.__contains__(self, k): return dict.pop(self, k, *default)
-        v = self._take(k); self.__delitem__(k); return v
-    def popitem(self):
-        if not dict.__len__(self): raise KeyError("popitem(): dictionary is empty")
-        k = next(reversed(dict.keys(self))); return k, self.pop(k)
-    def setdefault(self, k, default=None):
-        if dict.__contains__(self, k): return self._take(k)
-        self[k] = default; return default
-    def values(self): return _View(self, False)
-    def items(self): return _View(self, True)
-    def __iter__(self): return iter(list(dict.keys(self)))  # also routes dict(x), {**x} and update(x) through __getitem__
-    def clear(self):
-        for k in list(dict.keys(self)): self.__delitem__(k)
-    def copy(self) -> dict: return {k: v for k, v in self.items()}
-    def __copy__(self) -> dict: return self.copy()
-
-    def settle(self) -> bool:
-        """Commit: ids whose record equals (`same_value`) the one before the call get the original object back; the
-        others join `touched` and their new records are sealed; the digest sum is moved by the changed records only.
-        Returns True if the collection changed."""
-        svc, name = self.where
-        acc, gen = (None, None) if self.acc is None else (self.acc[0], self.acc[2])
-        changed = bool(self._gone)
-        for k, orig in self._own.items():
-            cur = dict.get(self, k, _ABSENT)
-            if cur is orig: continue
-            if k not in self._gone and cur is not _ABSENT and orig is not _ABSENT and same_value(cur, orig):
-                dict.__setitem__(self, k, orig); continue                     # an unchanged copy: share the original again
-            changed = True; self.touched.add(k)
-            if cur is not _ABSENT: seal(cur, (svc, name, k))
-            if acc is not None:
-                if orig is not _ABSENT: acc -= _lane(record_digest(k, orig))
-                if cur is not _ABSENT: acc += _lane(record_digest(k, cur))
-        self.acc = None if acc is None else (acc % _MOD, dict.__len__(self), gen)
-        self._own = self._gone = None
-        self.__class__ = Records
-        return changed
-
-def cow_view(state: State) -> State:
-    "A writable copy of `state` for one tool call: record collections become `CowRecords` over the state's own, every other field is cloned. Costs O(fields + ids); no record is copied until the tool asks for a writable one."
-    new = state.__copy__()
-    d, cols = new.__dict__, _collection_set(type(state))
-    svc = SERVICE_OF.get(type(state), type(state).__name__)
-    for k, v in d.items(): d[k] = CowRecords.over(v, (svc, k)) if k in cols and isinstance(v, dict) else clone_value(v)
-    return new
-
-def commit_view(view: State) -> State:
-    "Seal a view after a successful call: its `CowRecords` settle into `Records` (O(records the call copied)); a collection the call did not change is the state's own object again (no copy kept). Returns the view, now a new state value."
-    d = view.__dict__
-    for k in _collection_set(type(view)):
-        t = d.get(k)
-        if type(t) is CowRecords:
-            base = t._base; t._base = None
-            if not t.settle() and isinstance(base, Records): d[k] = base   # unchanged: keep the committed original
-    return view
+def changed_ids(a: Mapping, b: Mapping, full: bool = True) -> set | None:
+    """Ids whose record object differs between collections `a` and `b` (changed, added or removed; by identity). O(changes)
+    when both descend from one base (`lineage`); else, with `full`, O(n) at C speed, and without it None."""
+    if a is b: return set()
+    ba = _base_of(a)
+    if ba is not None and ba is _base_of(b):
+        ga, gb = _peek(a), _peek(b)
+        return {k for k in lineage(a)[1] | lineage(b)[1] if ga(k, _ABSENT) is not gb(k, _ABSENT)}
+    if not full: return None
+    ks, vs = b._columns() if isinstance(b, (Records, CowRecords)) else (b.keys(), b.values())
+    out = set(compress(ks, map(is_not, map(_peek(a), ks), vs)))
+    added = sum(1 for k in out if k not in a)
+    if len(a) != len(b) - added: out |= set(a.keys()) - set(ks)     # some ids of `a` are gone
+    return out
 
 # %% ../nbs/01_state.ipynb #be9cd152
-def _snap_acc(snap: Snapshot) -> tuple[int, bool]:
-    "`(lane sum, all sealed)` of a snapshot, cached on it while valid."
-    a = snap.acc
-    if not _valid(a):
-        acc, sealed = _sum(zip(snap.keys, snap.recs))
-        a = snap.acc = (acc, None if sealed else _WRITES[0])
-    return a[0], a[1] is None
-
-def _coll_acc(t: dict) -> tuple[int, int]:
-    "`(lane sum, count)` of collection `t`: cached on a committed `Records`; else its lineage snapshot's sum moved by the touched ids (O(touched)); else from its records."
-    if isinstance(t, Records):
-        a = getattr(t, "acc", None)
-        if _valid(a) and a[1] == dict.__len__(t): return a[0], a[1]     # the count catches ids added or removed around the bookkeeping
-        lin = counted_lineage(t) if getattr(t, "snap", None) is not None else None
-        if lin is not None:
-            snap, touched = lin
-            (acc, sealed), idx = _snap_acc(snap), snap.index
-            for k in touched:
-                i = idx.get(k)
-                if i is not None: acc -= _lane(record_digest(snap.keys[i], snap.recs[i]))
-                r = dict.get(t, k, _ABSENT)
-                if r is not _ABSENT:
-                    acc += _lane(record_digest(k, r))
-                    if sealed and sealed_at(r) is None: sealed = False
-            acc %= _MOD
-        else: acc, sealed = _sum(dict.items(t))
-        if type(t) is Records: t.acc = (acc, dict.__len__(t), None if sealed else _WRITES[0])
-        return acc, dict.__len__(t)
-    return _snap_acc(snapshot(t))[0], dict.__len__(t)
+def _coll_acc(t: Mapping) -> int:
+    "Lane sum of collection `t`: a `Records`' own (O(1) once its base's is known); a view's, moved by the call's changes; a plain dict's from its records."
+    if type(t) is Records: return t.lane_sum()
+    if type(t) is CowRecords:
+        r, acc = t._r, t._r.lane_sum()
+        for k, cur in t._own.items():
+            orig = r.get(k, _ABSENT)
+            if cur is orig: continue
+            if orig is not _ABSENT: acc -= _lane(record_digest(k, orig))
+            if cur is not _GONE: acc += _lane(record_digest(k, cur))
+        return acc % _MOD
+    return _sum(t.items())
 
 def digest_form(state: State) -> dict:
     """The JSON value a service state's hash is taken of (Eq. S3): its non-collection fields as JSON, and each record
@@ -465,24 +610,24 @@ def digest_form(state: State) -> dict:
     for c in sorted(cols):
         t = state.__dict__.get(c)
         if t is None: form[c] = None; continue
-        acc = sum(_lane(hashlib.sha256(_record_text(k, dict.__getitem__(t, k))).digest()) for k in dict.keys(t)) % _MOD
-        form[c] = _coll_hex(acc, dict.__len__(t))
+        acc = sum(_lane(hashlib.sha256(_record_text(k, r)).digest()) for k, r in t.items()) % _MOD
+        form[c] = _coll_hex(acc, len(t))
     return form
 
 def state_digest(state: State) -> str:
     """A service state's hash: SHA-256 hex digest (64 chars) equal to `core.state_hash(digest_form(state))`, computed from
-    per-record digests cached on the records and lane sums cached per committed collection: after a call that
+    per-record digests cached on sealed records and the lane sums committed collections carry: after a call that
     changed m records it costs O(m) record digests, whatever the collection's size. Invariant to key order and to 25 vs 25.0."""
     cols = _collection_set(type(state))
     d = state.__dict__
     form = state.model_dump(mode="json", exclude=set(cols))
     for c in cols:
         t = d.get(c)
-        form[c] = None if t is None else _coll_hex(*_coll_acc(t))
+        form[c] = None if t is None else _coll_hex(_coll_acc(t), len(t))
     return state_hash(form)
 
 # %% ../nbs/01_state.ipynb #4a2c6a77
-def _coll(s: State, coll: str) -> dict:
+def _coll(s: State, coll: str) -> Mapping:
     if coll not in _collection_set(type(s)): raise KeyError(f"{type(s).__name__} has no record collection {coll!r}; it has {sorted(_collection_set(type(s)))}")
     return s.__dict__[coll]
 
@@ -492,12 +637,18 @@ def _missing(coll: str, id: Any, what: str | None, arg: str | None):
     if what is not None: raise ToolError(404, f"no {what} with {arg or 'id'}={id!r}", arg)
     raise KeyError(f"no record {id!r} in {coll!r}")
 
+def _seal_plain(s: State, coll: str, t: dict) -> None:
+    "Seal every record of a plain-dict collection (a state built by hand) as it is handed out without a copy."
+    svc = _where(s, coll)[0]
+    for k, r in t.items():
+        if sealed_at(r) is None: seal(r, (svc, coll, k))
+
 def read(s: State, coll: str, id: Any, default: Any = None) -> Any:
     "The record `id` of collection `coll` (a field name) of state `s`, without a copy: sealed, unless the running call made it itself; `default` if absent. O(1)."
     t = _coll(s, coll)
-    r = dict.get(t, id, _ABSENT)
+    r = t._peek(id, _ABSENT) if type(t) is CowRecords else t.get(id, _ABSENT)
     if r is _ABSENT: return default
-    if sealed_at(r) is None and not (type(t) is CowRecords and id in t._own): seal(r, (*_where(s, coll), id))
+    if type(t) is dict and sealed_at(r) is None: seal(r, (*_where(s, coll), id))
     return r
 
 def find(s: State, coll: str, id: Any, what: str, arg: str | None = None) -> Any:
@@ -507,28 +658,28 @@ def find(s: State, coll: str, id: Any, what: str, arg: str | None = None) -> Any
     return r
 
 def scan(s: State, coll: str):
-    "The records of `coll` in collection order, without copies (sealed, except those the running call made): a live `dict_values` view, read at C speed."
+    "The records of `coll` in collection order, without copies (sealed, except those the running call made): a view with `len`, read at C speed."
     t = _coll(s, coll)
-    if not getattr(t, "sealed", False): _seal_all(t, _where(s, coll))
-    return dict.values(t)
+    if type(t) is dict: _seal_plain(s, coll, t)
+    return _RecordsView(t, 1) if type(t) is CowRecords else t.values()
 
 def entries(s: State, coll: str):
     "`(id, record)` pairs of `coll` in collection order, records as `scan` gives them."
     t = _coll(s, coll)
-    if not getattr(t, "sealed", False): _seal_all(t, _where(s, coll))
-    return dict.items(t)
+    if type(t) is dict: _seal_plain(s, coll, t)
+    return _RecordsView(t, 2) if type(t) is CowRecords else t.items()
 
 def ids(s: State, coll: str):
-    "The ids of `coll` in collection order (a live `dict_keys` view)."
-    return dict.keys(_coll(s, coll))
+    "The ids of `coll` in collection order (a view with `len` and `in`)."
+    return _coll(s, coll).keys()
 
 def has(s: State, coll: str, id: Any) -> bool:
     "True if `coll` holds a record under `id`."
-    return dict.__contains__(_coll(s, coll), id)
+    return id in _coll(s, coll)
 
 def size(s: State, coll: str) -> int:
     "The number of records in `coll`."
-    return dict.__len__(_coll(s, coll))
+    return len(_coll(s, coll))
 
 def writable(s: State, coll: str, id: Any, what: str | None = None, arg: str | None = None) -> Any:
     """A copy of record `id` that the running tool call may change in place: made on the first request, the same
@@ -536,15 +687,15 @@ def writable(s: State, coll: str, id: Any, what: str | None = None, arg: str | N
     `find` when `what` is given, else KeyError. Outside a writing call (a `read_only` tool, a committed state) a
     sealed record raises `SealedRecordError`; an unsealed one (a state being built by hand) is returned as it is."""
     t = _coll(s, coll)
-    if not dict.__contains__(t, id): _missing(coll, id, what, arg)
-    if type(t) is CowRecords: return t._take(id)
-    r = dict.__getitem__(t, id)
+    if id not in t: _missing(coll, id, what, arg)
+    if type(t) is CowRecords: return t.take(id)
+    r = t[id]
     w = sealed_at(r)
     if w is not None: raise SealedRecordError(w, "writable() outside a writing tool call: the state is committed")
     return r
 
 def put(s: State, coll: str, id: Any, rec: Any) -> Any:
-    "Insert or replace record `id` of `coll` with `rec` (an instance of the collection's record class, else TypeError); returns `rec`."
+    "Insert or replace record `id` of `coll` with `rec` (an instance of the collection's record class, else TypeError); returns `rec`. A committed collection outside a call raises `SealedRecordError`."
     want = _collection_types(type(s))[coll] if coll in _collection_set(type(s)) else None
     t = _coll(s, coll)
     if not isinstance(rec, want): raise TypeError(f"put({coll!r}, {id!r}): expected a {want.__name__}, got {type(rec).__name__}")
@@ -554,7 +705,7 @@ def put(s: State, coll: str, id: Any, rec: Any) -> Any:
 def remove(s: State, coll: str, id: Any, what: str | None = None, arg: str | None = None) -> Any:
     "Delete record `id` of `coll` and return it (as `read` would); absent: 404 like `find` when `what` is given, else KeyError."
     t = _coll(s, coll)
-    r = dict.get(t, id, _ABSENT)
+    r = t._peek(id, _ABSENT) if type(t) is CowRecords else t.get(id, _ABSENT)
     if r is _ABSENT: _missing(coll, id, what, arg)
     del t[id]
     return r

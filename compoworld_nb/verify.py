@@ -78,8 +78,8 @@ def fixture_values(service: Service, seed: int = 0, per_name: int = 3, ids: int 
     out: dict[str, list] = {"__ids__": []}
     for c in type(st).collection_names():
         coll = getattr(st, c) or {}
-        out["__ids__"] += [str(k) for k in list(dict.keys(coll))[:ids]]
-        for r in list(dict.values(coll))[:50]:
+        out["__ids__"] += [str(k) for k in list(coll.keys())[:ids]]
+        for r in list(coll.values())[:50]:
             for k, v in (r.model_dump(mode="json") if hasattr(r, "model_dump") else {}).items():
                 if isinstance(v, (str, int)) and not isinstance(v, bool):
                     vals = out.setdefault(k, [])

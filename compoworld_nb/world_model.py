@@ -12,6 +12,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from .core import *
 from .service import Service, State, Tool, cow_view, commit_view, to_jsonable
+from .state import has, read
 from .llm import LLMError, chat, llm_config, make_client
 
 # %% auto #0
@@ -139,10 +140,10 @@ def apply_update(state: State,               # the service's current state (neve
         for rid, fields in value.items():
             here = f"update.{name}[{rid!r}]"
             if fields is None:
-                if rid not in dict.keys(coll): raise WorldModelReject(f"{here}: null deletes a record, but there is none with that id")
+                if not has(new, name, rid): raise WorldModelReject(f"{here}: null deletes a record, but there is none with that id")
                 del coll[rid]; continue
             if not isinstance(fields, dict): raise WorldModelReject(f"{here} must be an object of fields (or null), got {type(fields).__name__}")
-            old = dict.get(coll, rid)
+            old = read(new, name, rid)
             base = old.model_dump(mode="json") if old is not None else ({"id": rid} if "id" in rcls.model_fields else {})
             rec = _strict(rcls.model_validate_json, {**base, **fields}, here)
             if "id" in rcls.model_fields and getattr(rec, "id") != rid:

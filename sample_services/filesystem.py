@@ -18,8 +18,8 @@ from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
-from compoworld_nb.state import read, ids, has
-from .kit import inline_schemas
+from compoworld_nb.state import read, ids, has, put, remove
+from .kit import inline_schemas, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "FsState", "File", "Directory"]
@@ -338,11 +338,11 @@ def move_file(s: FsState,
     if dst.startswith(src + "/"): raise ToolError(422, f"cannot move {src} into itself", "destination")
     now = s.tick(1)
     moved = 0
-    for coll in (s.files, s.directories):
-        for k in [k for k in list(dict.keys(coll)) if k == src or k.startswith(src + "/")]:
-            r = coll.pop(k)
+    for coll in ("files", "directories"):
+        for k in [k for k in ids(s, coll) if k == src or k.startswith(src + "/")]:
+            r = remove(s, coll, k)
             nk = dst + k[len(src):]
-            coll[nk] = r.model_copy(update={"id": nk, "modified": now}); moved += 1
+            put(s, coll, nk, r.model_copy(update={"id": nk, "modified": now})); moved += 1
     return {"source": src, "destination": dst, "moved": moved}
 
 inline_schemas(service)
@@ -396,10 +396,9 @@ def _build(seed: int) -> FsState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code written in that file", "place": "the venue written in that file"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant a brief file whose name carries `value` and whose text gives the next fact; the agent finds and reads it."
-    kind, nxt = reveal_value(ctx, want)
     slug = re.sub(r"[^a-z0-9]+", "-", str(value).lower()).strip("-") or "brief"
     line = f"Project code: {nxt}" if kind == "key" else f"Venue: {nxt}"
     root = ctx.state("filesystem").root
@@ -411,11 +410,8 @@ def read_step(ctx, value, want):
     found = ctx.call("search_files", path=root, pattern=f"*{slug}*")
     got = ctx.call("read_text_file", path=found[0])
     assert nxt in got
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"Find the brief file about {ctx.in_phrase} in my files and tell me the {what} it gives.", reveals=nxt,
-                     reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"Find the brief file about {ctx.in_phrase} in my files and read it.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"Find the brief file about {ctx.in_phrase} in my files and tell me the {what} it gives.",
+            f"Find the brief file about {ctx.in_phrase} in my files and read it.")
 
 @add_step(service, "save", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def save_step(ctx, value, want):
@@ -463,3 +459,4 @@ def _announce_target(ctx) -> dict:
     name = f"{_slug(ctx.label('log'))}.txt"
     return {"path": f"{root}/notes/{name}", "phrase": f"a new file {root}/notes/{name}"}
 announce_beat.target = _announce_target
+announce_beat.no_reference = True     # its answer holds no id or link a later message could cite (compoworld_nb.scenario Shape.cites)

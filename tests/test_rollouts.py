@@ -12,7 +12,7 @@ import numpy as np
 from concurrent.futures import ThreadPoolExecutor
 import pytest
 from compoworld_nb.core import state_hash, canonical_json
-from compoworld_nb.service import cow_view, commit_view, state_digest, digest_form, CowRecords, Records, lineage, clone_value, snapshot
+from compoworld_nb.service import cow_view, commit_view, state_digest, digest_form, CowRecords, Records, lineage, clone_value, snapshot, SealedRecordError
 from compoworld_nb.compose import joint_hash, diff
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.task import materialize_s0
@@ -151,8 +151,9 @@ def test_cow_records_copy_on_first_read_and_track_touched():
     ids = list(s0.issues)
     v = cow_view(s0)
     t = v.issues
-    assert type(t) is CowRecords and t.snap is snapshot(s0.issues) and t.snap.holds(s0.issues) and not t.touched
-    assert dict.__getitem__(t, ids[0]) is s0.issues[ids[0]]            # shared until read
+    base = t._r                                                         # the committed collection the view is over
+    assert type(t) is CowRecords and type(base) is Records and not base.touched and base.snap.holds(s0.issues)
+    assert t._peek(ids[0]) is s0.issues[ids[0]]                         # shared until read through the mapping
     r = t[ids[0]]; assert r is not s0.issues[ids[0]] and r == s0.issues[ids[0]]
     assert t[ids[0]] is r                                               # copied once
     r.labels.append("urgent-fix")                                       # in-place list edit stays private
@@ -161,7 +162,7 @@ def test_cow_records_copy_on_first_read_and_track_touched():
     n_values = sum(1 for _ in t.values())                               # values()/items()/dict() copy what they hand out
     assert n_values == len(s0.issues) - 1 and all(x is not y for x, y in zip(dict(t).values(), s0.issues.values()))
     commit_view(v)
-    assert type(v.issues) is Records and lineage(v.issues)[0] is snapshot(s0.issues)
+    assert type(v.issues) is Records and lineage(v.issues)[0] is base.snap
     assert v.issues.touched == {ids[0], ids[1], ids[2], "iss_new"}     # only what changed; records merely read ...
     assert v.issues[ids[3]] is s0.issues[ids[3]] and v.issues[ids[0]] is r  # ... are shared with s0 again
     assert state_digest(v) == state_hash(digest_form(v)) and len(s0.issues) == 80 and state_hash(s0) == state_hash(LIB["linear"].initial_state(0))
@@ -174,8 +175,9 @@ def test_digest_never_trusts_a_broken_lineage():
     s1, o = svc.call(s0, "modify_email", {"messageId": m, "addLabelIds": ["STARRED"]}); assert o["ok"]
     assert state_digest(s1) == state_hash(digest_form(s1))
     s2 = commit_view(cow_view(s1))
-    dict.__setitem__(s2.messages, "msg_sneaky", clone_value(s0.messages[m]))   # bypasses the touched bookkeeping
-    assert state_digest(s2) == state_hash(digest_form(s2))
+    with pytest.raises(TypeError): dict.__setitem__(s2.messages, "msg_sneaky", clone_value(s0.messages[m]))   # no way around the bookkeeping
+    with pytest.raises(SealedRecordError, match="committed collection"): s2.messages["msg_sneaky"] = clone_value(s0.messages[m])
+    assert state_digest(s2) == state_hash(digest_form(s2)) == state_digest(s1)
     s3 = s1.model_copy(deep=True)                                               # plain dicts again, no lineage
     s3.messages[m].subject = "edited by hand"                                   # assignment drops the cached text
     assert state_digest(s3) == state_hash(digest_form(s3)) != state_digest(s1)
@@ -318,9 +320,10 @@ def test_score_finals_equals_rubric_score(task):
         finals.append(js); answers.append([task.answer, None, "$100", "10"][i % 4])
     g = finals[0]
     svc = task.services[0]; col = type(g[svc]).collection_names()[0]
-    moved = commit_view(cow_view(g[svc]))                 # hand edits through the bookkeeping: delete, re-add, add
+    moved = cow_view(g[svc])                              # edits through a view: delete, re-add (it moves to the end), add
     k0 = next(iter(getattr(moved, col)))
     rec = getattr(moved, col).pop(k0); getattr(moved, col)[k0] = rec; getattr(moved, col)["zz_new"] = clone_value(rec)
+    moved = commit_view(moved)
     finals += [{**g, svc: moved}, {n: st.model_copy(deep=True) for n, st in g.items()}, s0]   # ... no lineage at all; s0 itself
     answers += [None, task.answer, None]
     want = [rub.score(f, s0, a) for f, a in zip(finals, answers)]

@@ -40,7 +40,7 @@ def test_field_index_of_a_derived_collection_extends_the_fixtures_and_equals_a_f
     import copy
     from compoworld_nb.wrong_writes import _field_index, _index_records
     svc = LIB["gmail"]; s = _fixture(svc, 3)
-    fresh = lambda coll: _index_records(list(dict.values(coll))[:400])
+    fresh = lambda coll: _index_records(list(coll.values())[:400])
     base = _field_index(s.messages); kept = copy.deepcopy(base)
     assert base == fresh(s.messages)
     mid = next(m for m in sorted(s.messages)[5:] if "STARRED" not in s.messages[m].labelIds)

@@ -57,20 +57,20 @@ def make_faulty() -> Service:
 
     @svc.tool(read_only=True)
     def reserve(state: StockState, id: str):  # the item's id
-        "Takes one from stock, then always refuses."
-        state.items["i1"].qty -= 1
+        "Moves the clock of the state it was given, then always refuses (its records are sealed: a field is what it can change)."
+        state.clock = state.clock + 60
         raise ToolError(409, f"item {id!r} cannot be reserved", "id")
 
     @svc.tool
     def sneaky_reserve(state: StockState, id: str):  # the item's id
-        "Reaches past the copy-on-write view to the shared record, then refuses."
-        dict.__getitem__(state.items, "i2").tags.append("reserved")
+        "Reaches past the copy-on-write view to the shared record, then refuses: the record is sealed, so the write raises."
+        state.items._peek("i2").tags.append("reserved")
         raise ToolError(409, f"item {id!r} cannot be reserved", "id")
 
     @svc.tool(read_only=True)
     def count(state: StockState):
-        "Counts the items, and bumps a shared record while at it (then succeeds)."
-        state.items["i2"].qty += 1
+        "Counts the items, and bumps a counter of the state it was given while at it (then succeeds)."
+        state.counters["count"] = state.counters.get("count", 0) + 1
         return len(state.items)
 
     @svc.tool(read_only=True)
@@ -81,7 +81,7 @@ def make_faulty() -> Service:
 
 
 EXPECTED = {"get_item": None, "set_qty": None, "lookup": "exception", "tag_set": "non_json_observation",
-            "reserve": "state_changed_after_error", "sneaky_reserve": "state_changed_after_error",
+            "reserve": "state_changed_after_error", "sneaky_reserve": "exception",
             "count": "input_state_mutated", "spin": "timeout"}
 
 
