@@ -1,4 +1,5 @@
-"""Helpers shared by the sample services: pagination that always advances, text search, limits, schema inlining.
+"""Helpers shared by the sample services: pagination that always advances, text search, limits, schema inlining, and the
+step factory of the read steps that find a planted record (`planted_record_step`).
 
 Records are read and written only through `compoworld_nb.state` (`read`, `find`, `scan`, `writable`, `put`, `remove`, ...).
 
@@ -15,8 +16,10 @@ from __future__ import annotations
 import base64, functools, json, re
 from typing import Any, Callable, Optional
 from compoworld_nb.core import ToolError
+from compoworld_nb.service import Visit, add_step
+from .world import reveal_value
 
-__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas"]
+__all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas", "planted_record_step"]
 
 
 def encode_cursor(key: Any) -> str:
@@ -85,3 +88,26 @@ def inline_schemas(service) -> None:
     for t in service.tools.values():
         if "$defs" in json.dumps(t.parameters):
             t.parameters = import_tool({"name": t.name, "description": t.description, "inputSchema": t.parameters}, service.name).parameters
+
+
+def planted_record_step(service, phrases: dict, what: tuple = ("project code", "venue"), name: str = "read",
+                        needs: tuple = ("key",), reveals: tuple = ("key", "place")) -> Callable:
+    """Decorator registering on `service` (`compoworld_nb.service.add_step`) the step template "find the record planted
+    for `value`", the read step most services offer.
+
+    The decorated `body(ctx, value, kind, nxt, what) -> (tell, read)` plants a record that carries the fact `nxt` (its
+    `kind` 'key' or 'place'; the factory draws both first, with `world.reveal_value`), makes the reference calls that
+    find and read it, and returns the visit's instruction twice: `tell` for the walk's last visit (the final answer must
+    report `nxt`) and `read` for a visit whose fact a later visit uses. `what` is how the instruction names the fact
+    (`what[0]` for a key, `what[1]` for a place); the visit refers to `nxt` as `phrases[kind]`. Returns the step function
+    `fn(ctx, value, want) -> Visit`."""
+    def deco(body: Callable) -> Callable:
+        @functools.wraps(body)
+        def step(ctx, value, want):
+            kind, nxt = reveal_value(ctx, want)
+            tell, read = body(ctx, value, kind, nxt, what[0] if kind == "key" else what[1])
+            if want is None: return Visit(tell, reveals=nxt, reveals_phrase=phrases[kind], answer=True)
+            return Visit(read, reveals=nxt, reveals_phrase=phrases[kind])
+        add_step(service, name, needs=needs, reveals=reveals)(step)
+        return step
+    return deco
