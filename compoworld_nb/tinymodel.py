@@ -223,6 +223,19 @@ def parse_tool_calls(text: str,  # generated assistant text (special tokens may 
     content = "".join(content).replace("</tool_call>", "").strip()
     return content, calls
 
+# %% ../nbs/21_tinymodel.ipynb #13b09b43
+def _cached_prefix(model, ids: list[int], min_shared: int = 8):
+    "The key/value cache `model` kept from its last `generate_turn`, cropped to the longest prefix it shares with `ids` (at least one token of `ids` left to read); None when under `min_shared` tokens match."
+    last = getattr(model, "_compoworld_prefix", None)
+    if last is None: return None
+    seen, cache = last
+    n, top = 0, min(len(seen), len(ids) - 1)
+    while n < top and seen[n] == ids[n]: n += 1
+    if n < min_shared: return None
+    cache.crop(n)
+    return cache
+
+
 # %% ../nbs/21_tinymodel.ipynb #cdebdb26
 @torch.no_grad()
 def generate_turn(model,  # a causal LM (e.g. from `load_model`)
@@ -232,17 +245,25 @@ def generate_turn(model,  # a causal LM (e.g. from `load_model`)
                   max_new_tokens: int = 96,  # generation budget for this turn, in tokens
                   temperature: float = 0.7,  # 0 means greedy decoding
                   seed: int | None = None,  # seeds sampling (`torch.manual_seed`) when given
+                  reuse_cache: bool = True,  # reuse the key/value cache of the longest prefix this model saw last (`_cached_prefix`)
                  ) -> dict:
-    "Generate one assistant turn: `{'role': 'assistant', 'content': str, 'tool_calls': [...]}` (arguments as JSON strings)."
+    """Generate one assistant turn: `{'role': 'assistant', 'content': str, 'tool_calls': [...]}` (arguments as JSON strings).
+    With `reuse_cache`, the tokens this model already read in its previous call (the same episode's earlier turns)
+    are not read again: a multi-turn episode then reads each token once instead of once per later turn."""
     ids = tokenizer.apply_chat_template(messages, tools=tools or None, add_generation_prompt=True,
                                         tokenize=True, return_dict=False)
     input_ids = torch.tensor([ids], device=model.device)
     if seed is not None: torch.manual_seed(seed)
     sample = temperature is not None and temperature > 0
     gen_kw = dict(do_sample=True, temperature=float(temperature), top_k=0, top_p=1.0) if sample else dict(do_sample=False)
+    cache = _cached_prefix(model, ids) if reuse_cache else None
     out = model.generate(input_ids, attention_mask=torch.ones_like(input_ids), max_new_tokens=max_new_tokens,
-                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id, **gen_kw)
-    text = tokenizer.decode(out[0, input_ids.shape[1]:].tolist(), skip_special_tokens=False)
+                         eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id,
+                         past_key_values=cache, return_dict_in_generate=True, **gen_kw)
+    seq = out.sequences[0].tolist()
+    if reuse_cache and out.past_key_values is not None:   # what the cache now holds: every token but the last one generated
+        model._compoworld_prefix = (seq[:out.past_key_values.get_seq_length()], out.past_key_values)
+    text = tokenizer.decode(seq[input_ids.shape[1]:], skip_special_tokens=False)
     content, calls = parse_tool_calls(text)
     tool_calls = [{"id": f"call_{i}", "type": "function",
                    "function": {"name": c["name"],
