@@ -27,7 +27,7 @@ class MetaAction(Action):
     tool: Literal["list_services", "list_tools", "describe_tool", "call_tool", "submit"]
     arguments: dict = Field(default_factory=dict)
 
-# %% ../nbs/44_openenv.ipynb #f60f7096
+# %% ../nbs/44_openenv.ipynb #a7b76a22
 class MetaObservation(Observation):
     "The meta-tool's observation envelope (`result`); at reset also the task id and instruction u; at submit the rubric's `criteria` b (and `reward` R, `done`)."
     result: dict = Field(default_factory=dict)
@@ -35,7 +35,7 @@ class MetaObservation(Observation):
     instruction: str = ""
     criteria: list[int] = Field(default_factory=list)
 
-# %% ../nbs/44_openenv.ipynb #f60f7096
+# %% ../nbs/44_openenv.ipynb #5db7ca58
 class EpisodeState(State):
     "OpenEnv's state plus the task id and the hash of the current joint state."
     task_id: str | None = None
@@ -87,7 +87,7 @@ def openenv_app(tasks: list[Task], library: dict, max_concurrent_envs: int = 16,
     return create_app(lambda: CompoWorldEnvironment(tasks, library, max_steps), MetaAction, MetaObservation,
                       env_name="compoworld", max_concurrent_envs=max_concurrent_envs)
 
-# %% ../nbs/44_openenv.ipynb #d7e003b1
+# %% ../nbs/44_openenv.ipynb #5272efa5
 class CompoWorldEnv(EnvClient[MetaAction, MetaObservation, EpisodeState]):
     "The WebSocket client of `openenv_app`: `await reset(task_id=...)`, `await step(MetaAction(...))`, `await state()`."
     def _step_payload(self, action: MetaAction) -> dict: return action.model_dump(exclude={"metadata"})

@@ -20,7 +20,7 @@ __all__ = ['SESSION_COOKIE', 'SESSION_HEADER', 'ResourcesServer', 'resources_app
 # %% ../nbs/43_resources.ipynb #0b26ebc2
 SESSION_COOKIE, SESSION_HEADER = "compoworld_session", "x-compoworld-session"
 
-# %% ../nbs/43_resources.ipynb #0b26ebc2
+# %% ../nbs/43_resources.ipynb #8b3969c2
 class ResourcesServer:
     "A task set behind HTTP routes: `seed(task_id)` starts a session (own s0), `call(session, tool, args)`, `verify(session, answer)`."
     def __init__(self, tasks: list[Task], library: dict, max_sessions: int = 1024):
@@ -36,7 +36,7 @@ class ResourcesServer:
         if task_id not in self._sessions: self._sessions[task_id] = TaskSessions(self.tasks[task_id], self.library, self.max_sessions)
         return self._sessions[task_id]
 
-# %% ../nbs/43_resources.ipynb #32e2a5f7
+# %% ../nbs/43_resources.ipynb #af10fc62
 @patch
 def seed(self: ResourcesServer, task_id: str | None = None) -> tuple[int, dict]:
     "(status, body): a new session of task `task_id` from s0 (the only task when None and there is one)."
@@ -51,14 +51,14 @@ def seed(self: ResourcesServer, task_id: str | None = None) -> tuple[int, dict]:
              for t in ts.template.tools()]
     return 200, ok({"session": sid, "task_id": task_id, "instruction": r["instruction"], "state_hash": r["state_hash"], "tools": tools})
 
-# %% ../nbs/43_resources.ipynb #fe416044
+# %% ../nbs/43_resources.ipynb #2900df96
 @patch
 def _session(self: ResourcesServer, sid: str | None) -> tuple[TaskSessions | None, dict | None]:
     if not sid or sid not in self._task_of:
         return None, err(404, f"unknown session {str(sid)[:40]!r}; POST /seed_session first", "session")
     return self._sessions[self._task_of[sid]], None
 
-# %% ../nbs/43_resources.ipynb #2d600f7d
+# %% ../nbs/43_resources.ipynb #551ed993
 @patch
 def call(self: ResourcesServer, sid: str | None, tool: str, arguments: Any) -> tuple[int, dict]:
     "(status, observation) of `tool` (named service__tool) in session `sid`."
@@ -69,7 +69,7 @@ def call(self: ResourcesServer, sid: str | None, tool: str, arguments: Any) -> t
     obs = ts.call(sid, tool, arguments).structured_content
     return 200 if obs["ok"] else obs["error"]["code"], obs
 
-# %% ../nbs/43_resources.ipynb #c359a66b
+# %% ../nbs/43_resources.ipynb #47afdd88
 @patch
 def verify(self: ResourcesServer, sid: str | None, answer: Any = None) -> tuple[int, dict]:
     "(status, body): the rubric on session `sid`'s current state — each criterion with its weight and verdict, b, R, success."

@@ -21,7 +21,7 @@ def list_services(episode: Any) -> str:
     "List the services available in this workspace."
     return episode.list_services()
 
-# %% ../nbs/45_verifiers.ipynb #e97db479
+# %% ../nbs/45_verifiers.ipynb #bb166ea4
 def list_tools(service: str, episode: Any) -> str:
     """List the tools of one service, one line each.
 
@@ -30,7 +30,7 @@ def list_tools(service: str, episode: Any) -> str:
     """
     return episode.list_tools(service)
 
-# %% ../nbs/45_verifiers.ipynb #e97db479
+# %% ../nbs/45_verifiers.ipynb #409caeb3
 def describe_tool(tool: str, episode: Any) -> str:
     """Show the argument schema of one tool.
 
@@ -39,7 +39,7 @@ def describe_tool(tool: str, episode: Any) -> str:
     """
     return episode.describe_tool(tool)
 
-# %% ../nbs/45_verifiers.ipynb #e97db479
+# %% ../nbs/45_verifiers.ipynb #2c0fa409
 def call_tool(tool: str, arguments: dict | None = None, episode: Any = None) -> str:
     """Call one tool with its arguments.
 
@@ -49,7 +49,7 @@ def call_tool(tool: str, arguments: dict | None = None, episode: Any = None) -> 
     """
     return episode.call_tool(tool, arguments)
 
-# %% ../nbs/45_verifiers.ipynb #e97db479
+# %% ../nbs/45_verifiers.ipynb #30ed60ec
 def _final_text(completion) -> str | None:
     "The content of the last assistant message without tool calls (the final answer), or None."
     for m in reversed(completion or []):
@@ -60,7 +60,7 @@ def _final_text(completion) -> str | None:
             return c if isinstance(c, str) else None
     return None
 
-# %% ../nbs/45_verifiers.ipynb #e97db479
+# %% ../nbs/45_verifiers.ipynb #96dcbca7
 class CompoWorldToolEnv(vf.StatefulToolEnv):
     "A verifiers `StatefulToolEnv` over `tasks`: one prompt per task, the four meta-tools on the rollout's own episode, reward R of the rubric."
     def __init__(self, tasks: list[Task], library: dict, max_turns: int = 24, **kw):
