@@ -32,6 +32,7 @@ def tau2_dir() -> Path:
             if c.is_dir(): return c
     raise FileNotFoundError("no shared/peers/tau2_retail folder found; set COMPOWORLD_TAU2")
 
+# %% ../nbs/32_fidelity.ipynb #57c2cbb3
 def load_task_actions(path: str | Path | None = None) -> dict[str, list[dict]]:
     "`{task_id: [{name, arguments}, ...]}` from τ²'s `tasks.json` (default: the one in `tau2_dir()`); ValueError naming a malformed task."
     p = Path(path) if path else tau2_dir() / "tasks.json"
@@ -44,6 +45,7 @@ def load_task_actions(path: str | Path | None = None) -> dict[str, list[dict]]:
         out[str(t["id"])] = [{"name": a["name"], "arguments": a["arguments"]} for a in acts]
     return out
 
+# %% ../nbs/32_fidelity.ipynb #1d337315
 def expected_task_ids(expected_dir: str | Path) -> list[str]:
     "Task ids of the files `<task_id>.json` in `expected_dir`, in numeric-then-text order (only names are read). FileNotFoundError / ValueError for a missing or empty folder."
     d = Path(expected_dir)
@@ -61,6 +63,7 @@ class TaskReplay:
     final: Any
     seconds: float = 0.0
 
+# %% ../nbs/32_fidelity.ipynb #614ac19a
 def replay_task(service: Service, base, actions: list[dict], task_id: str = "") -> TaskReplay:
     "Run `actions` (`[{name, arguments}]`) in order on `base`; `base` itself is never changed."
     t0 = time.perf_counter()
@@ -70,6 +73,7 @@ def replay_task(service: Service, base, actions: list[dict], task_id: str = "") 
         obs.append(o)
     return TaskReplay(task_id, obs, s, time.perf_counter() - t0)
 
+# %% ../nbs/32_fidelity.ipynb #85e9241a
 def replay(service: Service, base, task_actions: dict[str, list[dict]], task_ids: list[str]) -> dict[str, TaskReplay]:
     "Replay every task in `task_ids` from `base`; KeyError naming a task id that `task_actions` lacks."
     missing = [t for t in task_ids if t not in task_actions]
@@ -79,12 +83,14 @@ def replay(service: Service, base, task_actions: dict[str, list[dict]], task_ids
 # %% ../nbs/32_fidelity.ipynb #c26c58f1
 REL_TOL = 1e-6
 
+# %% ../nbs/32_fidelity.ipynb #dfe75bb4
 def _as_value(x):
     if isinstance(x, str):
         try: return json.loads(x)
         except ValueError: return x
     return x
 
+# %% ../nbs/32_fidelity.ipynb #ca837510
 def same_json(a: Any, b: Any, rel: float = REL_TOL) -> bool:
     "Typed equality of JSON values: dict keys and list order must agree, numbers within `rel` relative (bools are not numbers)."
     if isinstance(a, bool) or isinstance(b, bool): return type(a) is type(b) and a == b
@@ -94,10 +100,12 @@ def same_json(a: Any, b: Any, rel: float = REL_TOL) -> bool:
     if isinstance(a, list) and isinstance(b, list): return len(a) == len(b) and all(same_json(x, y, rel) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
 
+# %% ../nbs/32_fidelity.ipynb #26c2271c
 def same_output(expected: str, data: Any) -> bool:
     "The peer's output text against our observation data, as parsed JSON (see above)."
     return same_json(_as_value(expected), _as_value(data))
 
+# %% ../nbs/32_fidelity.ipynb #cb4cbc64
 def peer_text(data: Any) -> str:
     "Our data rendered the way the peer renders a tool result (text as is, anything else `json.dumps`)."
     return data if isinstance(data, str) else json.dumps(data, default=str)
@@ -117,6 +125,7 @@ def changed_records(base, final, view, collections=("orders", "users", "products
         out[c] = got
     return out
 
+# %% ../nbs/32_fidelity.ipynb #3ece8380
 def compare_task(expected: dict, rep: TaskReplay, base, view, peer_hash=None) -> dict:
     "Per-task counts: actions, outputs expected/matched (parsed and exact text), success/failure matched, errors expected/text matched, changed set and records matched, hash matched, fully matched."
     acts = expected["actions"]
@@ -149,8 +158,10 @@ def compare_task(expected: dict, rep: TaskReplay, base, view, peer_hash=None) ->
                           and r["changed_set_matched"] and r["changed_records_matched"])
     return r
 
+# %% ../nbs/32_fidelity.ipynb #b065a03f
 _SUMS = ["actions", "outputs_expected", "outputs_matched", "outputs_text_matched", "status_matched", "errors_expected", "error_text_matched"]
 
+# %% ../nbs/32_fidelity.ipynb #d3cc7a46
 def summarize_fidelity(rows: list[dict]) -> dict:
     "Totals over per-task rows: action counts summed, task counts of each matched tier, and `tasks_fully_matched`."
     tot = {k: sum(r[k] for r in rows) for k in _SUMS}
@@ -182,6 +193,7 @@ def fidelity_tau2_retail(expected_dir: str | Path, db: str | Path | None = None,
 # %% ../nbs/32_fidelity.ipynb #902ce0b2
 PEERS = {"tau2-retail": fidelity_tau2_retail}
 
+# %% ../nbs/32_fidelity.ipynb #d3f2e834
 def cmd_fidelity(a: argparse.Namespace) -> dict:
     "Run `compoworld fidelity` for parsed arguments `a`; returns the JSON summary (totals and per-task rows). A bad folder or file exits with status 2 and one line naming it."
     try: res = PEERS[a.peer](a.expected, db=a.db, tasks=a.tasks, peer_hash=not a.no_hash)
@@ -196,6 +208,7 @@ def cmd_fidelity(a: argparse.Namespace) -> dict:
               f"{t['tasks_changed_records_matched']}, error texts {t['error_text_matched']}/{t['errors_expected']}, peer hash {t['tasks_hash_matched']}")
     return res
 
+# %% ../nbs/32_fidelity.ipynb #00dde073
 def register_cli(subparsers) -> argparse.ArgumentParser:
     "Add `fidelity PEER --expected DIR [--db F] [--tasks F] [--no-hash] [--json]` to an argparse subparsers object; the handler is `func` (returns the summary)."
     p = subparsers.add_parser("fidelity", help="replay a peer benchmark's gold actions on our service and compare with the peer's recorded results")
