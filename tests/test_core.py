@@ -25,7 +25,7 @@ def _reference_canon(o):
     "The canonical form written out plainly (the spec `canonical_json` must match on any JSON-like value)."
     if isinstance(o, bool) or o is None or isinstance(o, str): return o
     if isinstance(o, int): return o
-    if isinstance(o, float): return int(o) if o.is_integer() and abs(o) < 2**63 else o
+    if isinstance(o, float): return int(o) if o.is_integer() else o   # every integral float as the int it equals (core._canon_any)
     if isinstance(o, dict): return {str(k): _reference_canon(v) for k, v in o.items()}
     return [_reference_canon(v) for v in o]
 
