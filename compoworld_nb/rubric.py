@@ -13,7 +13,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 from .core import canonical_json
 from .compose import JointState
-from .service import Records, lineage, verified_lineage, _collection_set
+from .service import Records, changed_ids, _collection_set
+from collections.abc import Mapping
 
 # %% auto #0
 __all__ = ['OPS', 'Op', 'MAX_WEIGHT', 'CriterionError', 'Criterion', 'criterion_schema', 'write_criterion_schema', 'typed_eq',
@@ -238,10 +239,10 @@ def narrow(state, c: Criterion):
     col = getattr(state, c.collection, None)
     if col is None: return state
     if set(c.where) == {"id"} and isinstance(c.where["id"], str):
-        r = dict.get(col, c.where["id"])
+        r = col.get(c.where["id"])
         return SimpleNamespace(**{c.collection: {c.where["id"]: r} if r is not None else {}})
     exact = [(k, v) for k, v in c.where.items() if "." not in k and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))]
-    items = dict.items(col)
+    items = col.items()
     for k, v in exact:   # strings and lists of strings: typed equality is plain equality
         items = [(rid, r) for rid, r in items if getattr(r, "__dict__", r).get(k, v) == v]
     rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
@@ -310,7 +311,7 @@ class _CriterionScorer:
         e = self.bases.get(id(s0t))
         if e is not None and e[0] is s0t: return e
         match, good, bad = set(), set(), set()
-        for k, r in dict.items(s0t):
+        for k, r in s0t.items():
             m, p = self._rec(r)
             if m: match.add(k); (good if p else bad).add(k)
         e = self.bases[id(s0t)] = (s0t, match, good, bad)
@@ -338,7 +339,7 @@ class _CriterionScorer:
     def _table(self, st):
         if st is None or self.c.collection not in _collection_set(type(st)): return None
         t = st.__dict__.get(self.c.collection)
-        return t if isinstance(t, dict) else None
+        return t if isinstance(t, Mapping) else None
 
     def _score(self, final: JointState, st) -> int:
         c = self.c
@@ -349,9 +350,9 @@ class _CriterionScorer:
         if c.kind == "unchanged":
             for k in D:
                 for t in (ft, s0t):
-                    if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0]: return self._unchanged(ft, s0t, D, match)
+                    if k in t and self._rec(t[k])[0]: return self._unchanged(ft, s0t, D, match)
             return 1                                               # the same untouched records match in both, in the same order
-        touched = [self._rec(dict.__getitem__(ft, k)) for k in D if dict.__contains__(ft, k)]
+        touched = [self._rec(ft[k]) for k in D if k in ft]
         touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
         if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
         if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
@@ -359,10 +360,10 @@ class _CriterionScorer:
 
     def _unchanged(self, ft: dict, s0t: dict, D: set, match: set) -> int:
         "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `check` does."
-        def n_differing(t): return sum(1 for k in D if dict.__contains__(t, k) and self._rec(dict.__getitem__(t, k))[0])
+        def n_differing(t): return sum(1 for k in D if k in t and self._rec(t[k])[0])
         if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
         def selected(t):
-            return [dict.__getitem__(t, k) for k in dict.keys(t) if (self._rec(dict.__getitem__(t, k))[0] if k in D else k in match)]
+            return [r for k, r in t.items() if (self._rec(r)[0] if k in D else k in match)]
         a, b = selected(s0t), selected(ft)
         if len(a) != len(b): return 0
         f = self.c.field
@@ -372,51 +373,31 @@ class _CriterionScorer:
             if canonical_json(vx) != canonical_json(vy): return 0
         return 1
 
-# %% ../nbs/07_rubric.ipynb #cea115c9
-def _counted_lineage(t: dict):
-    "`lineage(t)` if the id count agrees with it (O(touched)), else None."
-    snap, touched = lineage(t)
-    if not isinstance(t, Records): return snap, touched                 # a plain dict: its own verified snapshot
-    idx = snap.index
-    kept = len(snap) - sum(1 for k in touched if k in idx and not dict.__contains__(t, k))
-    added = sum(1 for k in touched if k not in idx and dict.__contains__(t, k))
-    return (snap, touched) if dict.__len__(t) == kept + added else None
-
 # %% ../nbs/07_rubric.ipynb #afc662c4
 class FinalScorer:
     """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
     Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
     never wrote are scored once); per-final memos are dropped past `max_memo` entries, so a long-lived scorer stays small.
-    `verify=True` also checks every untouched id of a final collection by identity (O(records) per collection)."""
+    `verify` is kept for callers; a persistent collection's lineage is exact, so there is nothing left to verify (`state.changed_ids`)."""
     def __init__(self, rubric: Rubric | Any, s0: JointState, verify: bool = False, max_memo: int = 200_000):
         self.rubric = rubric if isinstance(rubric, Rubric) else rubric.v   # a Rubric, or a task (its `v`)
         self.s0, self.max_memo = s0, max_memo
-        self._check = verified_lineage if verify else _counted_lineage
-        self._lineages: dict[int, tuple] = {}
         self._diffs: dict[tuple, tuple] = {}
         self._dumps: dict[int, tuple] = {}
         self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
         self._other: dict[int, tuple] = {}   # id(criterion) -> (criterion, its scorer), for criteria outside the rubric
 
-    def _lineage_of(self, t: dict):
-        e = self._lineages.get(id(t))
-        if e is None or e[0] is not t: e = self._lineages[id(t)] = (t, self._check(t))
-        return e[1]
-
     def _diff_of(self, ft: dict, s0t: dict) -> set | None:
         "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
         e = self._diffs.get((id(ft), id(s0t)))
         if e is not None and e[0] is ft and e[1] is s0t: return e[2]
-        lf, ls = self._lineage_of(ft), self._lineage_of(s0t)
-        d = None
-        if lf is not None and ls is not None and lf[0] is ls[0]:
-            d = {k for k in (lf[1] | ls[1]) if dict.get(ft, k, _NOTHING) is not dict.get(s0t, k, _NOTHING)}
+        d = changed_ids(ft, s0t, full=False)                # O(changes) when both descend from one base (`state.lineage`)
         self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
         return d
 
     def _trim(self) -> None:
         if len(self._diffs) + len(self._dumps) + len(self._other) + sum(len(s.states) for s in self.scorers) > self.max_memo:
-            self._lineages.clear(); self._diffs.clear(); self._dumps.clear(); self._other.clear()
+            self._diffs.clear(); self._dumps.clear(); self._other.clear()
             for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
 
     def b(self, c: Criterion, final: JointState, answer: str | None = None) -> int:
