@@ -22,7 +22,7 @@ from .harness import rollout_group
 __all__ = ['EvaluateError', 'load_tasks', 'task_domains', 'trajectory_score', 'trajectory_rows', 'evaluation_table',
            'plot_tables', 'write_evaluation', 'policy_factory', 'evaluate_tasks', 'run_evaluation', 'register_cli']
 
-# %% ../nbs/14_evaluate.ipynb #31c1432d
+# %% ../nbs/14_evaluate.ipynb #98625318
 class EvaluateError(ValueError):
     "A bad evaluation input (file, policy spec, count); the message names the value."
 
@@ -42,6 +42,7 @@ def _task_problem(line: str, library: dict | None) -> tuple[Task | None, str | N
         except Exception as e: return None, f"task {t.id!r}: s0: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
     return t, None
 
+# %% ../nbs/14_evaluate.ipynb #18247e6f
 def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Task]:
     """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
     and its s0 hash). EvaluateError naming the file, the line and what is wrong (and how many other lines are bad), a
@@ -65,16 +66,19 @@ def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Tas
     if not out: raise EvaluateError(f"--tasks {str(path)!r} holds no tasks")
     return out
 
+# %% ../nbs/14_evaluate.ipynb #078092d7
 def task_domains(task: Task, library: dict) -> list[str]:
     "The domains a task counts in: `meta['domain']` if set, else the sorted domains of its services C."
     if task.meta.get("domain"): return [task.meta["domain"]]
     return sorted({library[s].domain for s in task.services if s in library})
 
+# %% ../nbs/14_evaluate.ipynb #ebbf3436
 def trajectory_score(t: Trajectory, weights: list[float] | None = None) -> float:
     "Partial credit of one trajectory: the uniform rubric reward Σ w_j b_ij / Σ w_j (`rewards.uniform`, static `weights`, 1 iff all pass); 0 with no criteria."
     if not t.criteria: return 0.0
     return float(rewards.uniform([t.criteria], weights)[0])
 
+# %% ../nbs/14_evaluate.ipynb #db722b82
 def trajectory_rows(trajs: list[Trajectory], tasks: dict[str, Task], library: dict) -> list[dict]:
     "One row per trajectory: task, seed, domains, K, L, passed (0/1) and score."
     rows = []
@@ -102,7 +106,7 @@ def evaluation_table(rows: list[dict],    # from `trajectory_rows`
     if rows: out.append(agg("all", rows))
     return out
 
-# %% ../nbs/14_evaluate.ipynb #191ec7e7
+# %% ../nbs/14_evaluate.ipynb #fe1e3a07
 def plot_tables(tables: dict[str, list[dict]], path: str | os.PathLike) -> Path:
     "Bar charts of pass rate and mean score for each table in `tables` ({by: rows}), saved as PNG at `path`."
     import matplotlib; matplotlib.use("Agg")
@@ -118,6 +122,7 @@ def plot_tables(tables: dict[str, list[dict]], path: str | os.PathLike) -> Path:
     fig.tight_layout(); fig.savefig(path, dpi=110); plt.close(fig)
     return Path(path)
 
+# %% ../nbs/14_evaluate.ipynb #533ef891
 def write_evaluation(out: str | os.PathLike, trajs: list[Trajectory], tasks: dict[str, Task], library: dict, meta: dict | None = None) -> dict:
     "Write trajectories.jsonl, evaluation.csv (all tables), evaluation.png and summary.json into `out` (created); returns the summary."
     out = Path(out); out.mkdir(parents=True, exist_ok=True)
@@ -138,7 +143,7 @@ def write_evaluation(out: str | os.PathLike, trajs: list[Trajectory], tasks: dic
     (out / "summary.json").write_text(json.dumps(summary, indent=2, sort_keys=True), encoding="utf-8")
     return summary
 
-# %% ../nbs/14_evaluate.ipynb #4b546c06
+# %% ../nbs/14_evaluate.ipynb #05f160be
 def policy_factory(spec: str, **kw) -> Callable:
     "A zero-argument factory of fresh policies for `spec` (see `policies.make_policy`); EvaluateError naming a bad spec."
     try: first = make_policy(spec, **kw)
@@ -151,6 +156,7 @@ def policy_factory(spec: str, **kw) -> Callable:
                                     first.cfg.max_retries, first.send_seed, first.tools, client=first.client, name=first.name)
     return lambda: make_policy(spec, **kw)
 
+# %% ../nbs/14_evaluate.ipynb #72a6a53c
 def evaluate_tasks(tasks: list[Task], factory: Callable, library: dict, n: int = 8, seed: int = 0, max_steps: int = 24,
                    workers: int | None = None, processes: int = 0, progress: bool = False) -> list[Trajectory]:
     "A rollout group of `n` for every task (rollout i of a task uses seed `seed + i`); KeyError naming services missing from `library`."
@@ -162,6 +168,7 @@ def evaluate_tasks(tasks: list[Task], factory: Callable, library: dict, n: int =
         out += rollout_group(t, factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers, processes=processes)
     return out
 
+# %% ../nbs/14_evaluate.ipynb #fa3e8d1a
 def _model_failure(trajs: list[Trajectory]) -> str | None:
     "The first model-endpoint failure (503 unavailable / 504 timeout, as `run_episode` records it) among `trajs`, else None: such a rollout has no score."
     for t in trajs:
@@ -173,6 +180,7 @@ def _model_failure(trajs: list[Trajectory]) -> str | None:
 def _check_count(name: str, v, lo: int):
     if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise EvaluateError(f"--{name} {v!r} must be an integer >= {lo}")
 
+# %% ../nbs/14_evaluate.ipynb #b96b052f
 def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.PathLike, seed: int = 0, max_steps: int | None = None,
                    workers: int | None = None, processes: int = 0, library: dict | None = None, progress: bool = False,
                    overwrite: bool = False) -> dict:
@@ -201,7 +209,7 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
         shutil.rmtree(stage, ignore_errors=True); raise
     return {**summary, "out": str(dest)}
 
-# %% ../nbs/14_evaluate.ipynb #1d096ef7
+# %% ../nbs/14_evaluate.ipynb #54a3f994
 def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     "Add `evaluate --tasks FILE --policy SPEC --n N --out DIR [--seed S] [--max-steps M] [--workers W] [--processes P] [--json]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("evaluate", help="roll out a policy on a task file: pass rate and mean rubric score by domain, K and L (table, plots, CSV)")
