@@ -23,6 +23,7 @@ __all__ = ['task_row', 'row_task', 'trajectory_row', 'row_trajectory', 'sft_row'
 # %% ../nbs/46_export.ipynb #50fec647
 def _j(x) -> str: return canonical_json(x)
 
+# %% ../nbs/46_export.ipynb #c6fb4d5f
 def task_row(t: Task) -> dict:
     "One `tasks` row: the Task JSON contract with graph, s0, meta, each reference call's arguments and each criterion as JSON text; ValueError for a reference call that is not `{tool, arguments}`."
     bad = next((c for c in t.reference if set(c) != {"tool", "arguments"}), None)
@@ -32,6 +33,7 @@ def task_row(t: Task) -> dict:
             "answer": t.answer, "g_hash": t.g_hash, "rubric": [_j(c) for c in t.rubric], "meta": _j(t.meta),
             "K": int(t.meta.get("K", len(t.services))), "L": int(t.meta.get("L", len(t.walk)))}
 
+# %% ../nbs/46_export.ipynb #7b150ba3
 def row_task(r: dict) -> Task:
     "The Task a `tasks` row holds (inverse of `task_row`; the K and L columns are views of it)."
     return Task(id=r["id"], u=r["u"], services=list(r["services"]), distractors=list(r["distractors"]), walk=list(r["walk"]),
@@ -39,6 +41,7 @@ def row_task(r: dict) -> Task:
                 reference=[{"tool": c["tool"], "arguments": json.loads(c["arguments"])} for c in r["reference"]],
                 answer=r["answer"], g_hash=r["g_hash"], rubric=[json.loads(c) for c in r["rubric"]], meta=json.loads(r["meta"]))
 
+# %% ../nbs/46_export.ipynb #8fd24e99
 def trajectory_row(t: Trajectory) -> dict:
     "One `trajectories` row: steps with call and observation as JSON text, criteria b as 0/1, rewards and the transcript as JSON text, `success`."
     return {"task_id": t.task_id, "policy": t.policy, "seed": t.seed, "final_answer": t.final_answer, "criteria": t.criteria,
@@ -46,6 +49,7 @@ def trajectory_row(t: Trajectory) -> dict:
             "steps": [{"call": _j(s.call), "observation": _j(s.observation), "state_hash": s.state_hash, "simulated": s.simulated,
                        "latency": s.latency} for s in t.steps]}
 
+# %% ../nbs/46_export.ipynb #f664477d
 def row_trajectory(r: dict) -> Trajectory:
     "The Trajectory a `trajectories` row holds (inverse of `trajectory_row`)."
     return Trajectory(task_id=r["task_id"], policy=r["policy"], seed=r["seed"], final_answer=r["final_answer"],
@@ -65,6 +69,7 @@ def sft_row(r: dict) -> dict:
                                  else _j(c["function"]["arguments"])}} for c in calls]}
     return {"messages": [msg(m) for m in r["messages"]], "tools": _j(r["tools"]), "task_id": r["task_id"]}
 
+# %% ../nbs/46_export.ipynb #513df512
 def features() -> dict:
     "`{'tasks', 'trajectories', 'sft'}`: the `datasets.Features` of each table (needs `datasets`, the `train` extra)."
     from datasets import Features, List, Value
@@ -87,6 +92,7 @@ def features() -> dict:
 # %% ../nbs/46_export.ipynb #da171f49
 def _dist(c: Counter) -> str: return ", ".join(f"{k}: {v}" for k, v in sorted(c.items()))
 
+# %% ../nbs/46_export.ipynb #91c9e93c
 def dataset_card(tasks: list[Task], trajectories: list[Trajectory], n_sft: int, files: dict[str, str] | None = None) -> str:
     "README.md text: YAML (configs tasks / trajectories / sft with their `files` {config: path in the folder}, license, tags) and how the data was made (services, seeds, K, L, admission rules, counts)."
     files = files or {n: f"data/{n}.parquet" for n in ("tasks", "trajectories", "sft")}   # only the configs written
