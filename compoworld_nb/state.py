@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/state.html.md"""
 
 # %% ../nbs/01_state.ipynb #8a88d5d8
 from __future__ import annotations
-import copy, hashlib, inspect, json, threading, typing
+import copy, hashlib, inspect, json, operator, threading, typing
 from collections.abc import ItemsView, KeysView, Mapping, ValuesView
 from itertools import chain, compress, repeat
 from operator import is_, is_not, itemgetter
@@ -107,10 +107,10 @@ class State(BaseModel):
     def _dump_collections(self, handler, info):
         "A collection held as `Records` or `CowRecords` dumps as the dict it stands for (O(records) for the collections dumped)."
         d, ex = self.__dict__, info.exclude
-        if not any(isinstance(v, (Records, CowRecords)) and not (ex and k in ex) for k, v in d.items()): return handler(self)
+        if not any((type(v) is Records or type(v) is CowRecords) and not (ex and k in ex) for k, v in d.items()): return handler(self)
         c = self.__copy__()
         for k, v in d.items():
-            if isinstance(v, (Records, CowRecords)) and not (ex and k in ex): c.__dict__[k] = dict(zip(*v._columns()))
+            if (type(v) is Records or type(v) is CowRecords) and not (ex and k in ex): c.__dict__[k] = dict(zip(*v._columns()))
         return handler(c)
 
     def new_id(self, prefix: str) -> str:
@@ -511,10 +511,25 @@ class _Taking:
     def __contains__(self, x): return any(x == y for y in self)
     def __repr__(self): return f"{'items' if self._items else 'values'}({list(self)!r})"
 
+_ROOTS: dict[int, tuple] = {}   # id(plain dict) -> (dict, Records made of it): reused while the dict holds the same records in the same order
+_ROOTS_MAX, _ROOTS_LOCK = 256, threading.Lock()
+
+def _holds(d: dict, r: Records) -> bool:
+    "True if plain dict `d` maps exactly `r`'s base ids to the very same record objects (O(n), one pass at C speed)."
+    t = r._b.table
+    return len(d) == len(t) and all(map(is_, map(d.get, t.keys()), t.values()))
+
 def _as_records(v: Mapping, where: tuple) -> Records:
-    "A collection as a committed `Records`: itself if it is one, else a new base of its records (sealed; O(n))."
+    "A collection as a committed `Records`: itself if it is one; for a plain dict, the `Records` made of it before while it still holds the same records, else a new base of its records (sealed; O(n))."
     if type(v) is Records: return v
-    return Records(v, where)
+    if type(v) is not dict: return Records(v, where)
+    e = _ROOTS.get(id(v))
+    if e is not None and e[0] is v and _holds(v, e[1]): return e[1]
+    r = Records(v, where)
+    with _ROOTS_LOCK:
+        if len(_ROOTS) >= _ROOTS_MAX: _ROOTS.pop(next(iter(_ROOTS)), None)
+        _ROOTS[id(v)] = (v, r)
+    return r
 
 def cow_view(state: State) -> State:
     "A writable copy of `state` for one tool call: record collections become `CowRecords` over the state's committed ones (a plain dict is made a `Records` first, O(n) once), every other field is cloned. O(fields): no record or table is copied."
@@ -522,7 +537,7 @@ def cow_view(state: State) -> State:
     d, cols = new.__dict__, _collection_set(type(state))
     svc = SERVICE_OF.get(type(state), type(state).__name__)
     for k, v in d.items():
-        d[k] = CowRecords(_as_records(v, (svc, k))) if k in cols and isinstance(v, Mapping) else clone_value(v)
+        d[k] = CowRecords(_as_records(v, (svc, k))) if k in cols and (type(v) is Records or isinstance(v, (dict, CowRecords))) else clone_value(v)
     return new
 
 def commit_view(view: State) -> State:
@@ -532,7 +547,7 @@ def commit_view(view: State) -> State:
     for k in _collection_set(type(view)):
         t = d.get(k)
         if type(t) is CowRecords: d[k] = t.settle()
-        elif isinstance(t, Mapping) and type(t) is not Records: d[k] = Records(t, (svc, k))
+        elif type(t) is dict: d[k] = Records(t, (svc, k))
     return view
 
 # %% ../nbs/01_state.ipynb #0c277f5c
@@ -599,6 +614,8 @@ def _coll_acc(t: Mapping) -> int:
             if orig is not _ABSENT: acc -= _lane(record_digest(k, orig))
             if cur is not _GONE: acc += _lane(record_digest(k, cur))
         return acc % _MOD
+    e = _ROOTS.get(id(t))
+    if e is not None and e[0] is t and _holds(t, e[1]): return e[1].lane_sum()   # a plain dict a call already committed from
     return _sum(t.items())
 
 def digest_form(state: State) -> dict:
