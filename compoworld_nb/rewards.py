@@ -38,7 +38,7 @@ def check_passes(b: ArrayLike, # (N, M) 0/1 criterion passes: N trajectories, M 
         raise ValueError(f"b has {int(bad.sum())} non-binary value(s), first b[{i}, {j}] = {a[i, j]:g}; entries must be 0 or 1")
     return a
 
-# %% ../nbs/08_rewards.ipynb #a6c3c937
+# %% ../nbs/08_rewards.ipynb #c05b255e
 def _check_scalar(name: str, x, positive: bool) -> float:
     "A finite real number, > 0 if `positive` else >= 0; raises ValueError naming `name` and the value."
     if isinstance(x, bool) or not isinstance(x, numbers.Real): raise ValueError(f"{name} must be a real number; got {x!r}")
@@ -48,6 +48,7 @@ def _check_scalar(name: str, x, positive: bool) -> float:
     if not positive and x < 0: raise ValueError(f"{name} must be >= 0; got {x!r}")
     return x
 
+# %% ../nbs/08_rewards.ipynb #930b08a8
 def _check_weights(weights, m: int) -> np.ndarray | None:
     "Static per-criterion weights as an (M,) float array of finite values > 0, or None."
     if weights is None: return None
@@ -58,7 +59,7 @@ def _check_weights(weights, m: int) -> np.ndarray | None:
     if (s <= 0).any(): raise ValueError(f"weights must be > 0 (a zero weight would let R_i = 1 with that criterion failed); got {s.tolist()}")
     return s
 
-# %% ../nbs/08_rewards.ipynb #b12ca9d2
+# %% ../nbs/08_rewards.ipynb #80971746
 def _weighted_mean(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     "Row-wise Σ_j w_j a_ij / Σ_j w_j for a checked (N, M) 0/1 array and positive w; exactly 1 iff a row passes everything."
     u = w / w.max()  # rescaling changes nothing mathematically and makes equal weights exactly 1.0
@@ -66,6 +67,7 @@ def _weighted_mean(a: np.ndarray, w: np.ndarray) -> np.ndarray:
     r[a.all(axis=1)] = 1.0
     return r
 
+# %% ../nbs/08_rewards.ipynb #c6f92b09
 def uniform(b: ArrayLike, # (N, M) 0/1 criterion passes
             weights: ArrayLike | None = None, # optional (M,) static criterion weights, finite and > 0
            ) -> np.ndarray: # (N,) rewards in [0, 1]
@@ -74,17 +76,19 @@ def uniform(b: ArrayLike, # (N, M) 0/1 criterion passes
     s = _check_weights(weights, a.shape[1])
     return _weighted_mean(a, np.ones(a.shape[1]) if s is None else s)
 
+# %% ../nbs/08_rewards.ipynb #7e90341b
 def success(b: ArrayLike, # (N, M) 0/1 criterion passes
            ) -> np.ndarray: # (N,) 0.0/1.0 rewards
     "Task success (Sec. 4.3): Π_j b_ij, 1.0 iff every criterion passes; raises ValueError on a bad `b`."
     return check_passes(b).all(axis=1).astype(np.float64)
 
-# %% ../nbs/08_rewards.ipynb #196e1c00
+# %% ../nbs/08_rewards.ipynb #47b36564
 def pass_rates(b: ArrayLike, # (N, M) 0/1 criterion passes
               ) -> np.ndarray: # (M,) pass rates p_j in [0, 1]
     "Group pass rate of each criterion, p_j = mean_i b_ij (Eq. 5); raises ValueError on a bad `b`."
     return check_passes(b).mean(axis=0)
 
+# %% ../nbs/08_rewards.ipynb #35aa735a
 def completion_weights(b: ArrayLike, # (N, M) 0/1 criterion passes
                        lam: float = 0.01, # λ > 0, finite: the floor on every weight
                        weights: ArrayLike | None = None, # optional (M,) static weights s_j > 0, multiplied in
@@ -96,6 +100,7 @@ def completion_weights(b: ArrayLike, # (N, M) 0/1 criterion passes
     w = lam + (1.0 - a.mean(axis=0))
     return w if s is None else s * w
 
+# %% ../nbs/08_rewards.ipynb #6a878ec1
 def completion_focused(b: ArrayLike, # (N, M) 0/1 criterion passes
                        lam: float = 0.01, # λ > 0, finite (paper: 0.01)
                        weights: ArrayLike | None = None, # optional (M,) static weights s_j > 0
@@ -128,7 +133,7 @@ def alpha(b: ArrayLike, # (N, M) 0/1 criterion passes
     w = completion_weights(b, lam, weights)
     return w / w.sum()
 
-# %% ../nbs/08_rewards.ipynb #06cdb5b9
+# %% ../nbs/08_rewards.ipynb #e1bf6dfa
 REWARDS: dict[str, Callable] = {}
 
 def register_reward(name: str, # the registry key, e.g. "completion_focused"
@@ -145,6 +150,7 @@ def register_reward(name: str, # the registry key, e.g. "completion_focused"
         return f
     return deco
 
+# %% ../nbs/08_rewards.ipynb #919578fb
 def get_reward(name: str) -> Callable:
     "The reward registered as `name`; raises KeyError listing the known names."
     if name not in REWARDS: raise KeyError(f"unknown reward {name!r}; known: {sorted(REWARDS)}")
@@ -153,7 +159,7 @@ def get_reward(name: str) -> Callable:
 for _n, _f in [("uniform", uniform), ("success", success), ("completion_focused", completion_focused)]:
     register_reward(_n)(_f)
 
-# %% ../nbs/08_rewards.ipynb #94db3708
+# %% ../nbs/08_rewards.ipynb #4275afb6
 def _accepts(f: Callable) -> tuple[set, bool]:
     "Keyword names `f` takes, and whether it takes **kwargs (cached per function: `inspect.signature` is slow)."
     try: return _accepts_cached(f)
@@ -165,6 +171,7 @@ def _signature_names(f: Callable) -> tuple[frozenset, bool]:
 
 _accepts_cached = functools.lru_cache(maxsize=256)(_signature_names)
 
+# %% ../nbs/08_rewards.ipynb #63cec386
 def _call_reward(name: str | Callable, b: np.ndarray, kw: dict) -> np.ndarray:
     "Call reward `name` (a registered name, or a function `f(b, **params)`) with the keywords it takes and check it returns (N,) finite values."
     f = name if callable(name) else get_reward(name)
@@ -174,6 +181,7 @@ def _call_reward(name: str | Callable, b: np.ndarray, kw: dict) -> np.ndarray:
         raise ValueError(f"reward {name!r} must return ({b.shape[0]},) finite values; got shape {r.shape}")
     return r
 
+# %% ../nbs/08_rewards.ipynb #49855bdd
 def reward_table(b: ArrayLike, # (N, M) 0/1 criterion passes
                  names: list[str] | None = None, # rewards to compute; None = every registered reward
                  **kw, # parameters such as lam=, weights=; each reward gets those it takes
