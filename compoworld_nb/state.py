@@ -31,6 +31,7 @@ class SealedRecordError(TypeError):
         super().__init__(f"{self.service}.{self.collection}[{self.id!r}] is a committed record and cannot be changed ({what}); "
                          f"take a writable copy first: writable(s, {self.collection!r}, {self.id!r})")
 
+# %% ../nbs/01_state.ipynb #8adbebfc
 class Record(BaseModel):
     """Base of every record: unknown fields refused, assignments validated. A committed record is *sealed* (`seal`):
     every write to it, or to a list, dict or record inside it, raises `SealedRecordError`; its digest is cached on it."""
@@ -55,6 +56,7 @@ def sealed_at(r: Any) -> tuple | None:
     try: return _SEAL_GET(r)
     except (AttributeError, TypeError): return None
 
+# %% ../nbs/01_state.ipynb #659912b5
 def _refuse(self, *a, **kw): raise SealedRecordError(self._where, f"change a {'list' if isinstance(self, list) else 'dict'} inside it")
 
 class FrozenList(list):
@@ -73,6 +75,7 @@ class FrozenDict(dict):
     def __deepcopy__(self, memo) -> dict: return {k: copy.deepcopy(v, memo) for k, v in self.items()}
     def __reduce__(self): return (dict, (dict(self),))
 
+# %% ../nbs/01_state.ipynb #0f011772
 _ATOM_TYPES = frozenset({str, int, float, bool, type(None), bytes})
 
 def _freeze(v: Any, where: tuple) -> Any:
@@ -96,6 +99,7 @@ def seal(r: Any, where: tuple) -> Any:
             if f is not v: d[k] = f
     return r
 
+# %% ../nbs/01_state.ipynb #c2b685ff
 class State(BaseModel):
     "Base of every service state: record collections as `dict[str, Record]` fields (held as `Records` once committed), plus seed, id counters and the frozen clock (seconds since `EPOCH`)."
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
@@ -198,6 +202,7 @@ def clone_value(v: Any) -> Any:
     if t is set: return {clone_value(x) for x in v}
     return copy.deepcopy(v)
 
+# %% ../nbs/01_state.ipynb #052ea37e
 _PLAIN = {FrozenList: list, FrozenDict: dict}
 
 def same_value(a: Any, b: Any) -> bool:
@@ -214,6 +219,7 @@ def same_value(a: Any, b: Any) -> bool:
                 and a.__pydantic_private__ == b.__pydantic_private__)
     return a == b
 
+# %% ../nbs/01_state.ipynb #102ec671
 class Snapshot:
     "A record collection as it was at one moment: its ids in sorted order (by `str`) and the record objects under them."
     __slots__ = ("keys", "recs", "_index")
@@ -249,6 +255,7 @@ class _Base:
         if self.snap is None: self.snap = _take_snapshot(self.table.items())
         return self.snap
 
+# %% ../nbs/01_state.ipynb #8e479309
 class _RecordsView:
     "Keys, values or items of a `Records` / `CowRecords` (iterates in collection order; `len`, `in` and `reversed` work)."
     __slots__ = ("_m", "_what")
@@ -271,6 +278,7 @@ class _RecordsView:
     def __and__(self, other): return set(self) & set(other)
     def __repr__(self): return f"{('keys', 'values', 'items')[self._what]}({list(self)!r})"
 
+# %% ../nbs/01_state.ipynb #92322807
 class Records(Mapping):
     """A committed record collection, persistent (Eq. S4): a *base* table (a dict shared by every collection derived from
     it, never written) and what differs from it — `_d`, an `immutables.Map` (a HAMT: O(log n) copy-on-write updates)
@@ -498,6 +506,7 @@ class CowRecords(Mapping):
         self._own = self._new = None
         return (r.updated(drop) if drop else r).updated(put)
 
+# %% ../nbs/01_state.ipynb #bbebcabf
 class _Taking:
     "`values()` / `items()` of a `CowRecords` read through the mapping: each record is copied (`take`) when the iteration reaches it."
     __slots__ = ("_m", "_items")
@@ -511,6 +520,7 @@ class _Taking:
     def __contains__(self, x): return any(x == y for y in self)
     def __repr__(self): return f"{'items' if self._items else 'values'}({list(self)!r})"
 
+# %% ../nbs/01_state.ipynb #aed9c9f7
 _ROOTS: dict[int, tuple] = {}   # id(plain dict) -> (dict, Records made of it): reused while the dict holds the same records in the same order
 _ROOTS_MAX, _ROOTS_LOCK = 256, threading.Lock()
 
@@ -531,6 +541,7 @@ def _as_records(v: Mapping, where: tuple) -> Records:
         _ROOTS[id(v)] = (v, r)
     return r
 
+# %% ../nbs/01_state.ipynb #c0fdbf63
 def cow_view(state: State) -> State:
     "A writable copy of `state` for one tool call: record collections become `CowRecords` over the state's committed ones (a plain dict is made a `Records` first, O(n) once), every other field is cloned. O(fields): no record or table is copied."
     new = state.__copy__()
@@ -568,6 +579,7 @@ def snapshot(coll: Mapping) -> Snapshot:
         _SNAPS[id(coll)] = (coll, snap)
     return snap
 
+# %% ../nbs/01_state.ipynb #562b59c9
 def lineage(coll: Mapping) -> tuple[Snapshot, frozenset]:
     """`(snapshot, touched)`: the `Snapshot` of the base `coll` descends from and the ids that may differ from it. A
     `Records` (or a view over one) cannot be written around its bookkeeping, so this is exact; a plain dict is its
@@ -578,6 +590,7 @@ def lineage(coll: Mapping) -> tuple[Snapshot, frozenset]:
 
 verified_lineage = counted_lineage = lineage   # older names: a lineage can no longer be broken, so there is nothing left to verify or count
 
+# %% ../nbs/01_state.ipynb #840435fb
 def _peek(coll: Mapping):
     "A no-copy `get` of any collection (a view's own reads copy)."
     return coll._peek if type(coll) is CowRecords else coll.get
@@ -674,6 +687,7 @@ def find(s: State, coll: str, id: Any, what: str, arg: str | None = None) -> Any
     if r is _ABSENT: _missing(coll, id, what, arg)
     return r
 
+# %% ../nbs/01_state.ipynb #d9f1d6c6
 def scan(s: State, coll: str):
     "The records of `coll` in collection order, without copies (sealed, except those the running call made): a view with `len`, read at C speed."
     t = _coll(s, coll)
@@ -698,6 +712,7 @@ def size(s: State, coll: str) -> int:
     "The number of records in `coll`."
     return len(_coll(s, coll))
 
+# %% ../nbs/01_state.ipynb #6622f141
 def writable(s: State, coll: str, id: Any, what: str | None = None, arg: str | None = None) -> Any:
     """A copy of record `id` that the running tool call may change in place: made on the first request, the same
     object after (later `read`s see it), committed with the call and sealed then. Absent: `ToolError` 404 like
