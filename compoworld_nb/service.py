@@ -64,7 +64,7 @@ class Tool:
 def make_tool(fn: Callable, name: str | None = None, read_only: bool = False, simulated: bool = False) -> Tool:
     "Build a `Tool` from `fn(state, ...)`: argument model with extra fields forbidden, schema from signature + docments."
     sig = inspect.signature(fn)
-    hints = typing.get_type_hints(fn)
+    hints = typing.get_type_hints(fn, include_extras=True)   # Annotated[str, Field(max_length=...)] keeps its limit
     docs = docments(fn)
     params = list(sig.parameters.values())[1:]
     fields = {}

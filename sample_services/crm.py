@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan
-from .kit import cursor_page, matches
+from .kit import cursor_page, matches, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "CrmState", "STAGES"]
@@ -106,7 +106,7 @@ def _day(v: str, arg: str) -> str:
 # --- contacts -------------------------------------------------------------------------------------
 @service.tool(read_only=True)
 def search_contacts(s: CrmState,
-                    query: str = "",                    # words to find in name, email, title (all must occur); empty = all
+                    query: Query = "",                  # words to find in name, email, title (all must occur); empty = all
                     company_id: Optional[str] = None,   # only contacts of this company
                     lifecycle_stage: Optional[Literal[LIFECYCLE]] = None,  # only contacts at this stage
                     cursor: Optional[str] = None,       # next_cursor of the previous page
@@ -177,7 +177,7 @@ def update_contact(s: CrmState,
 @service.tool(read_only=True)
 def list_companies(s: CrmState,
                    industry: Optional[str] = None,  # only this industry (case-insensitive)
-                   query: str = "",                 # words to find in name, domain or city
+                   query: Query = "",               # words to find in name, domain or city
                    cursor: Optional[str] = None,    # next_cursor of the previous page
                    limit: int = 20,                 # page size (1-100)
                   ) -> dict:
@@ -204,7 +204,7 @@ def list_deals(s: CrmState,
                stage: Optional[Literal[STAGES]] = None,  # only deals at this stage
                owner: Optional[str] = None,       # only deals of this rep (email)
                company_id: Optional[str] = None,  # only this company's deals
-               query: str = "",                   # words to find in the deal name or notes
+               query: Query = "",                 # words to find in the deal name or notes
                cursor: Optional[str] = None,      # next_cursor of the previous page
                limit: int = 20,                   # page size (1-100)
               ) -> dict:

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, ids, has, put, remove
-from .kit import inline_schemas, planted_record_step
+from .kit import inline_schemas, planted_record_step, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "FsState", "File", "Directory"]
@@ -239,7 +239,7 @@ def directory_tree(s: FsState,
 @service.tool(read_only=True)
 def search_files(s: FsState,
                  path: str,                                  # directory to search below
-                 pattern: str,                               # glob pattern, e.g. '*.md' or 'projects/**/notes.txt'
+                 pattern: Query,                             # glob pattern, e.g. '*.md' or 'projects/**/notes.txt'
                  excludePatterns: Optional[list[str]] = None,  # glob patterns of paths to leave out
                 ) -> list[str]:
     "Find files and directories below a directory whose relative path (or name) matches a glob pattern; sorted paths."

@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan
-from .kit import cursor_page, matches
+from .kit import cursor_page, matches, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "ForumState"]
@@ -197,7 +197,7 @@ def unlike_post(s: ForumState,
 
 @service.tool(read_only=True)
 def search_posts(s: ForumState,
-                 query: str,                         # words to find in post text or topic titles (all must occur)
+                 query: Query,                       # words to find in post text or topic titles (all must occur)
                  category_id: Optional[str] = None,  # only in this category
                  cursor: Optional[str] = None,       # next_cursor of the previous page
                  limit: int = 20,                    # page size (1-100)

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, ids, has
-from .kit import cursor_page, number_page, inline_schemas, matches
+from .kit import cursor_page, number_page, inline_schemas, matches, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
 __all__ = ["service", "GithubState"]
@@ -200,7 +200,7 @@ def _repo_view(r: Repo, minimal: bool = True) -> dict:
     if not minimal: d.update(default_branch=r.default_branch, topics=list(r.topics), created_at=r.created_at, updated_at=r.updated_at)
     return d
 
-_QUAL = re.compile(r"(\w+):(\"[^\"]*\"|\S+)")
+_QUAL = re.compile(r"(?<!\w)(\w++):(\"[^\"]*\"|\S+)")   # a qualifier starts a word; possessive: linear in the query
 
 def _parse_query(q: str) -> tuple[dict, str]:
     quals: dict[str, list[str]] = {}
@@ -229,7 +229,7 @@ def get_me(s: GithubState) -> dict:
 
 @service.tool(read_only=True)
 def search_repositories(s: GithubState,
-                        query: str,                 # words and qualifiers, e.g. 'billing user:acme' or 'api in:name'
+                        query: Query,               # words and qualifiers, e.g. 'billing user:acme' or 'api in:name'
                         page: int = 1,              # page number (1-based)
                         perPage: int = 30,          # results per page (1-100)
                         sort: Optional[Literal["stars", "forks", "help-wanted-issues", "updated"]] = None,  # order by stars or updated (default: best match)
@@ -455,7 +455,7 @@ def list_issues(s: GithubState,
 
 @service.tool(read_only=True)
 def search_issues(s: GithubState,
-                  query: str,                  # words and qualifiers, e.g. 'login timeout is:open label:bug'
+                  query: Query,                # words and qualifiers, e.g. 'login timeout is:open label:bug'
                   owner: Optional[str] = None, # with repo: search one repository
                   repo: Optional[str] = None,  # with owner: search one repository
                   sort: Optional[_ISSUE_SORTS] = None,  # comments, created or updated (default: best match)

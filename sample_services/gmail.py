@@ -13,6 +13,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan, entries, writable
 from .world import make_world, iso, parse_iso, service_rng, service_faker, reveal_value
+from .kit import Query
 
 SYSTEM_LABELS = ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "UNREAD", "IMPORTANT"]
 _EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
@@ -188,7 +189,7 @@ def _matches(s: GmailState, m: Message, terms: list[tuple[bool, str | None, str]
 
 @service.tool(read_only=True)
 def search_emails(s: GmailState,
-                  query: str,           # words to find in subject, body or sender; also from:, to:, subject:, label:, in:, is:unread, after:/before:YYYY/MM/DD
+                  query: Query,         # words to find in subject, body or sender; also from:, to:, subject:, label:, in:, is:unread, after:/before:YYYY/MM/DD
                   maxResults: int = 10, # most results to return (1-500)
                  ) -> dict:
     "Find messages matching a query, newest first.\n\nPlain words must all appear in the subject, body or sender; trash and spam are skipped unless the query asks for them with in:."

@@ -18,6 +18,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, iso, service_rng, service_faker
+from .kit import Query
 
 HOLIDAY_CAL = "en.usa#holiday@group.v.calendar.google.com"
 COLORS = {"1": ("Lavender", "#7986cb"), "2": ("Sage", "#33b679"), "3": ("Grape", "#8e24aa"), "4": ("Flamingo", "#e67c73"),
@@ -213,7 +214,7 @@ def list_events(s: CalendarState,
 @service.tool(name="search-events", read_only=True)
 def search_events(s: CalendarState,
                   calendarId: Union[str, list[str]],  # calendar id, 'primary' or a calendar name; several as a list
-                  query: str,                         # words that must all appear in the title, description, location or attendees
+                  query: Query,                       # words that must all appear in the title, description, location or attendees
                   timeMin: str,                       # earliest time (ISO 8601)
                   timeMax: str,                       # latest time (ISO 8601)
                   timeZone: Optional[str] = None,     # IANA zone for naive times (default: the calendar's)

@@ -14,7 +14,8 @@ Pagination contract (every list tool that pages uses one of these):
 """
 from __future__ import annotations
 import base64, functools, json, re
-from typing import Any, Callable, Optional
+from typing import Annotated, Any, Callable, Optional
+from pydantic import Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Visit, add_step
 from .world import reveal_value
@@ -66,6 +67,10 @@ def number_page(items: list, page: int, per_page: int, page_arg: str = "page", p
 def _query_words(query: str) -> tuple:
     "The lower-cased words of a search query (parsed once per query text)."
     return tuple(re.findall(r"\w[\w.@-]*", query.lower()))
+
+QUERY_CHARS = 256   # the documented length limit of a search query, filter or pattern (GitHub's search API allows 256 characters)
+Query = Annotated[str, Field(max_length=QUERY_CHARS)]
+Query.__doc__ = f"A search query of at most {QUERY_CHARS} characters: the schema says maxLength, a longer one is a 400 at the argument boundary."
 
 def matches(query: str, *texts: str) -> bool:
     "True if every word of `query` occurs (case-insensitive) in the joined `texts`."

@@ -12,6 +12,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, entries, ids, has, writable
 from .world import make_world, iso, parse_iso, service_rng, reveal_value
+from .kit import Query
 
 STATUSES = ["Backlog", "Todo", "In Progress", "In Review", "Done", "Canceled"]
 LABELS = ["bug", "feature", "improvement", "tech-debt", "customer"]
@@ -161,7 +162,7 @@ def linear_update_issue(s: LinearState,
 
 @service.tool(read_only=True)
 def linear_search_issues(s: LinearState,
-                         query: Optional[str] = None,          # words that must all appear in the title or description
+                         query: Optional[Query] = None,        # words that must all appear in the title or description
                          teamId: Optional[str] = None,         # only this team's issues
                          status: Optional[str] = None,         # only issues in this workflow state
                          assigneeId: Optional[str] = None,     # only issues assigned to this user id

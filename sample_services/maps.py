@@ -14,6 +14,7 @@ from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, haversine_km, fmt_coords, service_rng, service_faker, stable_int, US_STATES
+from .kit import Query
 
 SPEED_KMH = {"driving": 70.0, "transit": 35.0, "bicycling": 16.0, "walking": 5.0}
 _COORDS = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$")
@@ -138,7 +139,7 @@ def maps_reverse_geocode(s: MapsState,
 
 @service.tool(read_only=True)
 def maps_search_places(s: MapsState,
-                       query: str,                        # what to look for, e.g. 'coffee' or 'hotel Boston'
+                       query: Query,                      # what to look for, e.g. 'coffee' or 'hotel Boston'
                        location: Optional[dict] = None,   # center of the search: {"latitude": .., "longitude": ..}
                        radius: Optional[float] = None,    # search radius in meters around location (1-50000; default 50000)
                       ) -> dict:

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan, entries, has
-from .kit import inline_schemas, matches
+from .kit import inline_schemas, matches, Query
 from .world import make_world, service_rng, service_faker, reveal_value
 
 __all__ = ["service", "MemoryState", "Entity", "Relation"]
@@ -173,7 +173,7 @@ def read_graph(s: MemoryState) -> dict:
 
 @service.tool(read_only=True)
 def search_nodes(s: MemoryState,
-                 query: str,  # words to find in entity names, types and observations (all must occur)
+                 query: Query,  # words to find in entity names, types and observations (all must occur)
                 ) -> dict:
     "Entities whose name, type or observations contain every word of the query, with the relations among them."
     if not query.strip(): raise ToolError(422, "query must not be empty", "query")

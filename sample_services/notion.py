@@ -21,7 +21,7 @@ from typing import Any, Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, has
-from .kit import cursor_page
+from .kit import cursor_page, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "NotionState"]
@@ -214,7 +214,7 @@ def get_users(s: NotionState,
 # --- search and pages -----------------------------------------------------------------------------
 @service.tool(name="API-post-search", read_only=True)
 def post_search(s: NotionState,
-                query: Optional[str] = None,                  # words to find in page and database titles (all must occur)
+                query: Optional[Query] = None,                # words to find in page and database titles (all must occur)
                 sort: Optional[Union[dict, str]] = None,      # {"direction": "ascending"|"descending", "timestamp": "last_edited_time"}
                 filter: Optional[Union[dict, str]] = None,    # {"property": "object", "value": "page"|"data_source"}
                 start_cursor: Optional[str] = None,           # next_cursor of the previous page

@@ -15,6 +15,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan, has
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
+from .kit import Query
 
 __all__ = ["service", "TrelloState"]
 
@@ -284,7 +285,7 @@ def update_list(s: TrelloState,
 def get_cards_by_list_id(s: TrelloState,
                          listId: str,                        # the list whose open cards to fetch
                          boardId: Optional[str] = None,      # its board (checked if given)
-                         nameFilter: Optional[str] = None,   # only cards whose name contains this (case-insensitive)
+                         nameFilter: Optional[Query] = None, # only cards whose name contains this (case-insensitive)
                          descMaxLength: Optional[int] = None,  # cut descriptions to this many characters (default 200)
                         ) -> list[dict]:
     "The open cards of a list, in list order (by position)."
