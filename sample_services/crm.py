@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan
-from .kit import cursor_page, matches, Query
+from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "CrmState", "STAGES"]
@@ -351,10 +351,9 @@ def _build(seed: int) -> CrmState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code in that deal's notes", "place": "the venue in that deal's notes"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant a deal named after `value` whose notes give the next fact; the agent finds it in the pipeline."
-    kind, nxt = reveal_value(ctx, want)
     st = ctx.state("crm")
     comp = sorted(st.companies.values(), key=lambda c: c.id)[ctx.rng.randrange(len(st.companies))]
     did = ctx.plant_id("deal")
@@ -366,10 +365,8 @@ def read_step(ctx, value, want):
     ctx.plant("crm", plant)
     got = ctx.call("list_deals", query=str(value))
     assert got["items"] and nxt in got["items"][0]["notes"]
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"In the CRM, find the deal for {ctx.in_phrase} and tell me the {what} in its notes.", reveals=nxt, reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"In the CRM, find the deal for {ctx.in_phrase} and read its notes.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"In the CRM, find the deal for {ctx.in_phrase} and tell me the {what} in its notes.",
+            f"In the CRM, find the deal for {ctx.in_phrase} and read its notes.")
 
 @add_step(service, "note", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def note_step(ctx, value, want):

@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan
-from .kit import cursor_page, matches, Query
+from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "ForumState"]
@@ -293,10 +293,9 @@ def _build(seed: int) -> ForumState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code given in that forum topic", "place": "the venue given in that forum topic"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant a topic about `value` whose first post gives the next fact; the agent searches for it."
-    kind, nxt = reveal_value(ctx, want)
     tid, pid = ctx.plant_id("t"), ctx.plant_id("p")
     author = sorted(ctx.state("forum").users)[1]
     line = f"The project code is {nxt}." if kind == "key" else f"We are meeting at {nxt} this time."
@@ -307,11 +306,8 @@ def read_step(ctx, value, want):
     ctx.plant("forum", plant)
     got = ctx.call("search_posts", query=str(value))
     assert got["posts"] and nxt in got["posts"][0]["raw"]
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"On the community forum, find the topic about {ctx.in_phrase} and tell me the {what} it announces.", reveals=nxt,
-                     reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"On the community forum, find the topic about {ctx.in_phrase} and read its first post.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"On the community forum, find the topic about {ctx.in_phrase} and tell me the {what} it announces.",
+            f"On the community forum, find the topic about {ctx.in_phrase} and read its first post.")
 
 @add_step(service, "reply", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def reply_step(ctx, value, want):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, ids, has
-from .kit import cursor_page, number_page, inline_schemas, matches, Query
+from .kit import cursor_page, number_page, inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
 __all__ = ["service", "GithubState"]
@@ -792,10 +792,9 @@ def _build(seed: int) -> GithubState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code given in that issue", "place": "the venue given in that issue"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant an issue about `value` whose text gives the next fact; the agent searches for it."
-    kind, nxt = reveal_value(ctx, want)
     s = ctx.state("github")
     r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
     line = f"The project code for this work is {nxt}." if kind == "key" else f"We will meet at {nxt} to finish it."
@@ -808,10 +807,8 @@ def read_step(ctx, value, want):
     ctx.plant("github", plant)
     got = ctx.call("search_issues", query=f'"{value}"' if " " in str(value) else str(value))
     assert got["items"] and nxt in got["items"][0]["body"]
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"Find the GitHub issue tracking {ctx.in_phrase} and tell me the {what} it gives.", reveals=nxt, reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"Find the GitHub issue tracking {ctx.in_phrase} and read it.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"Find the GitHub issue tracking {ctx.in_phrase} and tell me the {what} it gives.",
+            f"Find the GitHub issue tracking {ctx.in_phrase} and read it.")
 
 @add_step(service, "file", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def issue_step(ctx, value, want):

@@ -13,7 +13,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan, entries, writable
 from .world import make_world, iso, parse_iso, service_rng, service_faker, reveal_value
-from .kit import Query
+from .kit import Query, planted_record_step
 
 SYSTEM_LABELS = ["INBOX", "SENT", "DRAFT", "TRASH", "SPAM", "STARRED", "UNREAD", "IMPORTANT"]
 _EMAIL = re.compile(r"^[A-Za-z0-9._%+'-]+@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}$")
@@ -455,10 +455,9 @@ def _build(seed: int) -> GmailState:
 # --- step templates -----------------------------------------------------------------------------
 _READ_PHRASE = {"key": "the project code given in that email", "place": "the venue named in that email"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _READ_PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant an email about `value` whose body states the next fact; the agent finds and reads it."
-    kind, nxt = reveal_value(ctx, want)
     w = ctx.world
     sender = ctx.rng.choice(w.others)
     mid, tid = ctx.plant_id("msg"), ctx.plant_id("thr")
@@ -475,11 +474,8 @@ def read_step(ctx, value, want):
     found = ctx.call("search_emails", query=value)
     got = ctx.call("read_email", messageId=found["messages"][0]["id"])
     assert nxt in got["body"]
-    if want is None:
-        what = "project code" if kind == "key" else "venue"
-        return Visit(f"Find the email about {ctx.in_phrase}, read it and tell me the {what} it gives.",
-                     reveals=nxt, reveals_phrase=_READ_PHRASE[kind], answer=True)
-    return Visit(f"Find the email about {ctx.in_phrase} and read it.", reveals=nxt, reveals_phrase=_READ_PHRASE[kind])
+    return (f"Find the email about {ctx.in_phrase}, read it and tell me the {what} it gives.",
+            f"Find the email about {ctx.in_phrase} and read it.")
 
 @add_step(service, "send", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def send_step(ctx, value, want):

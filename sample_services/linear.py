@@ -12,7 +12,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, entries, ids, has, writable
 from .world import make_world, iso, parse_iso, service_rng, reveal_value
-from .kit import Query
+from .kit import Query, planted_record_step
 
 STATUSES = ["Backlog", "Todo", "In Progress", "In Review", "Done", "Canceled"]
 LABELS = ["bug", "feature", "improvement", "tech-debt", "customer"]
@@ -280,10 +280,9 @@ def _build(seed: int) -> LinearState:
 # --- step templates -----------------------------------------------------------------------------
 _READ_PHRASE = {"key": "the code given in that ticket", "place": "the site named in that ticket"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _READ_PHRASE, what=("code", "site"))
+def read_step(ctx, value, kind, nxt, what):
     "Plant an issue whose title carries the key and whose description states the next fact."
-    kind, nxt = reveal_value(ctx, want)
     w = ctx.world
     team = ctx.rng.choice(w.teams)
     iid = ctx.plant_id("iss")
@@ -301,11 +300,8 @@ def read_step(ctx, value, want):
     ctx.plant("linear", plant)
     found = ctx.call("linear_search_issues", query=str(value))
     assert found["issues"] and nxt in found["issues"][0]["description"]
-    if want is None:
-        what = "code" if kind == "key" else "site"
-        return Visit(f"In the issue tracker, find the ticket about {ctx.in_phrase} and tell me the {what} it gives.",
-                     reveals=nxt, reveals_phrase=_READ_PHRASE[kind], answer=True)
-    return Visit(f"In the issue tracker, find the ticket about {ctx.in_phrase}.", reveals=nxt, reveals_phrase=_READ_PHRASE[kind])
+    return (f"In the issue tracker, find the ticket about {ctx.in_phrase} and tell me the {what} it gives.",
+            f"In the issue tracker, find the ticket about {ctx.in_phrase}.")
 
 @add_step(service, "create", needs=("key", "place", "coords", "forecast", "ref"), reveals=("ref",), writes=True)
 def create_step(ctx, value, want):

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan, entries, has
-from .kit import inline_schemas, matches, Query
+from .kit import inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value
 
 __all__ = ["service", "MemoryState", "Entity", "Relation"]
@@ -242,21 +242,17 @@ def _build(seed: int) -> MemoryState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code recorded for it in the knowledge graph", "place": "the venue recorded for it in the knowledge graph"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant an entity named `value` whose observation gives the next fact; the agent opens it."
-    kind, nxt = reveal_value(ctx, want)
     obs = f"Project code: {nxt}" if kind == "key" else f"Venue: {nxt}"
     def plant(s: MemoryState):
         s.entities[str(value)] = Entity(id=str(value), name=str(value), entityType="initiative", observations=[obs, "Owner: operations"])
     ctx.plant("memory", plant)
     got = ctx.call("search_nodes", query=str(value))
     assert any(obs in e["observations"] for e in got["entities"])
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"Look up {ctx.in_phrase} in the knowledge graph and tell me the {what} noted there.", reveals=nxt,
-                     reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"Look up {ctx.in_phrase} in the knowledge graph and find the {what} noted there.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"Look up {ctx.in_phrase} in the knowledge graph and tell me the {what} noted there.",
+            f"Look up {ctx.in_phrase} in the knowledge graph and find the {what} noted there.")
 
 @add_step(service, "record", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def record_step(ctx, value, want):

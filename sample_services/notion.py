@@ -21,7 +21,7 @@ from typing import Any, Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, scan, has
-from .kit import cursor_page, Query
+from .kit import cursor_page, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
 __all__ = ["service", "NotionState"]
@@ -600,10 +600,9 @@ def _build(seed: int) -> NotionState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code on that Notion page", "place": "the venue on that Notion page"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant a page titled after `value` whose content gives the next fact; the agent searches and reads it."
-    kind, nxt = reveal_value(ctx, want)
     st = ctx.state("notion")
     root = next(p for p in st.pages.values() if p.parent_type == "workspace")
     pid, bid = ctx.plant_id("page"), ctx.plant_id("block")
@@ -616,10 +615,8 @@ def read_step(ctx, value, want):
     found = ctx.call("API-post-search", query=f"Brief {value}", filter={"property": "object", "value": "page"})
     got = ctx.call("API-get-block-children", block_id=found["results"][0]["id"])
     assert nxt in got["results"][0]["paragraph"]["rich_text"][0]["plain_text"]
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f"In Notion, find the brief page for {ctx.in_phrase} and tell me the {what} it gives.", reveals=nxt, reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f"In Notion, find the brief page for {ctx.in_phrase} and read it.", reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f"In Notion, find the brief page for {ctx.in_phrase} and tell me the {what} it gives.",
+            f"In Notion, find the brief page for {ctx.in_phrase} and read it.")
 
 @add_step(service, "comment", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def comment_step(ctx, value, want):

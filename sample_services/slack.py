@@ -15,6 +15,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import scan, entries
 from .world import make_world, service_rng, reveal_value
+from .kit import planted_record_step
 
 
 class SlackUser(Record):
@@ -313,10 +314,9 @@ def _build(seed: int) -> SlackState:
 # --- step templates -----------------------------------------------------------------------------
 _READ_PHRASE = {"key": "the code posted in that channel", "place": "the location posted in that channel"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _READ_PHRASE, what=("code", "meeting place"))
+def read_step(ctx, value, kind, nxt, what):
     "Plant a channel named after the key with a message stating the next fact; the agent finds the channel and reads it."
-    kind, nxt = reveal_value(ctx, want)
     w = ctx.world
     poster = ctx.rng.choice(w.others)
     cid, mid = ctx.plant_id("C"), ctx.plant_id("m")
@@ -342,12 +342,8 @@ def read_step(ctx, value, want):
         if found is None and not cursor: raise AssertionError(f"planted channel #{name} not listed")
     hist = ctx.call("slack_get_channel_history", channel_id=found)
     assert any(nxt in m["text"] for m in hist["messages"])
-    if want is None:
-        what = "code" if kind == "key" else "meeting place"
-        return Visit(f"Open the chat channel named after {ctx.in_phrase} and tell me the {what} posted there.",
-                     reveals=nxt, reveals_phrase=_READ_PHRASE[kind], answer=True)
-    return Visit(f"Open the chat channel named after {ctx.in_phrase} and read the latest message.",
-                 reveals=nxt, reveals_phrase=_READ_PHRASE[kind])
+    return (f"Open the chat channel named after {ctx.in_phrase} and tell me the {what} posted there.",
+            f"Open the chat channel named after {ctx.in_phrase} and read the latest message.")
 
 @add_step(service, "post", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def post_step(ctx, value, want):

@@ -21,6 +21,7 @@ from compoworld_nb.service import Record, Records, State, Service, Visit, add_st
 from compoworld_nb.state import read, scan, entries, ids
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
+from .kit import planted_record_step
 
 Scalar = Union[int, float, str, None]
 
@@ -469,26 +470,27 @@ def _build(seed: int) -> SqliteState:
 # --- step templates -----------------------------------------------------------------------------
 def _lit(v: str) -> str: return "'" + str(v).replace("'", "''") + "'"
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
-    "Plant a project named `value` whose row gives the next fact; the agent finds it with a SELECT."
-    kind, nxt = reveal_value(ctx, want)
+_PROJECT_PHRASE = {"key": "the project code stored for it in the database", "place": "the venue stored for it in the database"}
+_WHAT = {"key": "project code", "place": "venue"}
+
+def _plant_project(ctx, value, kind: str, nxt: str) -> None:
+    "Plant a project named `value` whose row holds `nxt` (its code for a key, its venue for a place), and make the reference's SELECT that reads it back (the `read` and `log` steps)."
     def plant(s: SqliteState):
-        rowid = max((r.rowid for r in s.rows.values() if r.table == "projects"), default=0) + 1
+        rowid = max((r.rowid for r in scan(s, "rows") if r.table == "projects"), default=0) + 1
         vals = {"id": rowid, "name": str(value), "code": nxt if kind == "key" else None, "venue": nxt if kind == "place" else None,
                 "owner_email": ctx.world.me.email, "status": "active"}
         s.rows[f"projects:{rowid}"] = Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals)
-        return rowid
     ctx.plant("sqlite", plant)
     col = "code" if kind == "key" else "venue"
     got = ctx.call("read_query", query=f"SELECT {col} FROM projects WHERE name = {_lit(value)}")
     assert got and got[0][col] == nxt
-    what = "project code" if kind == "key" else "venue"
-    phrase = "the project code stored for it in the database" if kind == "key" else "the venue stored for it in the database"
-    if want is None:
-        return Visit(f"In the company database, find the project named {ctx.in_phrase} and tell me its {what}.", reveals=nxt,
-                     reveals_phrase=phrase, answer=True)
-    return Visit(f"In the company database, look up the {what} of the project named {ctx.in_phrase}.", reveals=nxt, reveals_phrase=phrase)
+
+@planted_record_step(service, _PROJECT_PHRASE)
+def read_step(ctx, value, kind, nxt, what):
+    "Plant a project named `value` whose row gives the next fact; the agent finds it with a SELECT."
+    _plant_project(ctx, value, kind, nxt)
+    return (f"In the company database, find the project named {ctx.in_phrase} and tell me its {what}.",
+            f"In the company database, look up the {what} of the project named {ctx.in_phrase}.")
 
 @add_step(service, "note", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def note_step(ctx, value, want):
@@ -503,23 +505,13 @@ def note_step(ctx, value, want):
 def log_step(ctx, value, want):
     "Look up the project named `value` (planted, as in `read`) and log the lookup as a row of the notes table; a later visit may re-read that row (`amend`)."
     kind, nxt = reveal_value(ctx, want)
-    def plant(s: SqliteState):
-        rowid = max((r.rowid for r in scan(s, "rows") if r.table == "projects"), default=0) + 1
-        vals = {"id": rowid, "name": str(value), "code": nxt if kind == "key" else None, "venue": nxt if kind == "place" else None,
-                "owner_email": ctx.world.me.email, "status": "active"}
-        s.rows[f"projects:{rowid}"] = Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals)
-    ctx.plant("sqlite", plant)
-    col = "code" if kind == "key" else "venue"
-    got = ctx.call("read_query", query=f"SELECT {col} FROM projects WHERE name = {_lit(value)}")
-    assert got and got[0][col] == nxt
+    _plant_project(ctx, value, kind, nxt)
     topic = ctx.label("Log")
     ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(topic)}, {_lit(f'Looked up {value}.')}, '2025-03-03')")
     if hasattr(ctx, "memory"): ctx.memory["sqlite.log"] = topic
     crit = [ctx.criterion("rows", {"table": "notes", "values.topic": topic}, "values.body", "contains", str(value))]
-    what = "project code" if kind == "key" else "venue"
-    phrase = "the project code stored for it in the database" if kind == "key" else "the venue stored for it in the database"
-    return Visit(f'In the company database, look up the {what} of the project named {ctx.in_phrase}, and log the lookup as a row of the notes '
-                 f'table with the topic "{topic}", dated March 3, 2025, and a body that names that project.', reveals=nxt, reveals_phrase=phrase, criteria=crit)
+    return Visit(f'In the company database, look up the {_WHAT[kind]} of the project named {ctx.in_phrase}, and log the lookup as a row of the notes '
+                 f'table with the topic "{topic}", dated March 3, 2025, and a body that names that project.', reveals=nxt, reveals_phrase=_PROJECT_PHRASE[kind], criteria=crit)
 
 @add_step(service, "amend", needs=("key", "place", "coords", "forecast", "ref"), reveals=("ref",), writes=True)
 def amend_step(ctx, value, want):

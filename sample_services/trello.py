@@ -15,7 +15,7 @@ from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service, Visit, add_step
 from compoworld_nb.state import read, find, scan, has
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
-from .kit import Query
+from .kit import Query, planted_record_step
 
 __all__ = ["service", "TrelloState"]
 
@@ -694,10 +694,9 @@ def _build(seed: int) -> TrelloState:
 # --- step templates -----------------------------------------------------------------------------
 _PHRASE = {"key": "the project code on that card", "place": "the venue on that card"}
 
-@add_step(service, "read", needs=("key",), reveals=("key", "place"))
-def read_step(ctx, value, want):
+@planted_record_step(service, _PHRASE)
+def read_step(ctx, value, kind, nxt, what):
     "Plant a card titled after `value` whose description gives the next fact; the agent finds and opens it."
-    kind, nxt = reveal_value(ctx, want)
     s = ctx.state("trello")
     board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))
     lst = sorted((l for l in s.lists.values() if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))[0]
@@ -710,11 +709,8 @@ def read_step(ctx, value, want):
     found = ctx.call("get_cards_by_list_id", listId=lst.id, boardId=board.id, nameFilter=str(value))
     got = ctx.call("get_card", cardId=found[0]["id"])
     assert nxt in got["desc"]
-    what = "project code" if kind == "key" else "venue"
-    if want is None:
-        return Visit(f'On the "{board.name}" board, find the card about {ctx.in_phrase} in the "{lst.name}" list and tell me the {what} it gives.',
-                     reveals=nxt, reveals_phrase=_PHRASE[kind], answer=True)
-    return Visit(f'On the "{board.name}" board, open the card about {ctx.in_phrase} in the "{lst.name}" list.', reveals=nxt, reveals_phrase=_PHRASE[kind])
+    return (f'On the "{board.name}" board, find the card about {ctx.in_phrase} in the "{lst.name}" list and tell me the {what} it gives.',
+            f'On the "{board.name}" board, open the card about {ctx.in_phrase} in the "{lst.name}" list.')
 
 @add_step(service, "card", needs=("key", "place", "coords", "forecast", "ref"), writes=True)
 def card_step(ctx, value, want):
