@@ -10,6 +10,7 @@ import functools, gc, math, re, threading
 from types import SimpleNamespace
 from typing import Annotated, Any, Callable, Literal
 import numpy as np
+from fastcore.basics import patch
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 from .core import canonical_json
 from .compose import JointState
@@ -264,7 +265,7 @@ def _plain_fields(cls: type) -> frozenset:
         _PLAIN[cls] = s
     return s
 
-# %% ../nbs/07_rubric.ipynb #81d9f3df
+# %% ../nbs/07_rubric.ipynb #174d9664
 class _CriterionScorer:
     "b of one criterion over many final joint states that share one s0 (the values of `check`)."
     def __init__(self, c: Criterion, s0: JointState, diff_of: Callable, dumps: dict):
@@ -276,104 +277,122 @@ class _CriterionScorer:
         self.bases: dict[int, tuple] = {}    # id(s0 collection) -> (collection, matching ids, passing ids, failing ids)
         self.n0: tuple | None = None         # (s0's service state, its `narrow`ed stand-in) for the plain path
 
-    def _dump(self, r):
-        e = self.dumps.get(id(r))
-        if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
-        return e[1]
+# %% ../nbs/07_rubric.ipynb #df6584ea
+@patch
+def _dump(self: _CriterionScorer, r):
+    e = self.dumps.get(id(r))
+    if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
+    return e[1]
 
-    def _get(self, r, path):
-        "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
-        if path and isinstance(r, BaseModel):
-            cur = r
-            for part in (path.split(".") if "." in path else (path,)):
-                if isinstance(cur, BaseModel) and part in _plain_fields(type(cur)): cur = cur.__dict__.get(part, _NOTHING)
-                elif type(cur) is dict and part in cur: cur = cur[part]
-                else: cur = _NOTHING; break
-            t = type(cur)
-            if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
-        return get_path(self._dump(r), path)
+# %% ../nbs/07_rubric.ipynb #fb1843d6
+@patch
+def _get(self: _CriterionScorer, r, path):
+    "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
+    if path and isinstance(r, BaseModel):
+        cur = r
+        for part in (path.split(".") if "." in path else (path,)):
+            if isinstance(cur, BaseModel) and part in _plain_fields(type(cur)): cur = cur.__dict__.get(part, _NOTHING)
+            elif type(cur) is dict and part in cur: cur = cur[part]
+            else: cur = _NOTHING; break
+        t = type(cur)
+        if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
+    return get_path(self._dump(r), path)
 
-    def _rec(self, r) -> tuple[bool, Any]:
-        e = self.recs.get(id(r))
-        if e is not None and e[0] is r: return e[1], e[2]
-        c, m = self.c, True
-        for k, v in self.where:
-            found, x = self._get(r, k)
-            if not (found and typed_eq(x, v)): m = False; break
-        p = None
-        if m and c.kind == "state" and c.op != "count_eq":
-            p = apply_op("absent", *self._get(r, c.field), c.value) if c.op == "absent" else apply_op(c.op, *self._get(r, c.field), c.value, c.tolerance)
-        self.recs[id(r)] = (r, m, p)
-        return m, p
+# %% ../nbs/07_rubric.ipynb #e9473e4e
+@patch
+def _rec(self: _CriterionScorer, r) -> tuple[bool, Any]:
+    e = self.recs.get(id(r))
+    if e is not None and e[0] is r: return e[1], e[2]
+    c, m = self.c, True
+    for k, v in self.where:
+        found, x = self._get(r, k)
+        if not (found and typed_eq(x, v)): m = False; break
+    p = None
+    if m and c.kind == "state" and c.op != "count_eq":
+        p = apply_op("absent", *self._get(r, c.field), c.value) if c.op == "absent" else apply_op(c.op, *self._get(r, c.field), c.value, c.tolerance)
+    self.recs[id(r)] = (r, m, p)
+    return m, p
 
-    def _base(self, s0t: dict) -> tuple:
-        "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
-        e = self.bases.get(id(s0t))
-        if e is not None and e[0] is s0t: return e
-        match, good, bad = set(), set(), set()
-        for k, r in s0t.items():
-            m, p = self._rec(r)
-            if m: match.add(k); (good if p else bad).add(k)
-        e = self.bases[id(s0t)] = (s0t, match, good, bad)
-        return e
+# %% ../nbs/07_rubric.ipynb #a342c717
+@patch
+def _base(self: _CriterionScorer, s0t: dict) -> tuple:
+    "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
+    e = self.bases.get(id(s0t))
+    if e is not None and e[0] is s0t: return e
+    match, good, bad = set(), set(), set()
+    for k, r in s0t.items():
+        m, p = self._rec(r)
+        if m: match.add(k); (good if p else bad).add(k)
+    e = self.bases[id(s0t)] = (s0t, match, good, bad)
+    return e
 
-    def score(self, final: JointState, answer: str | None) -> int:
-        c = self.c
-        if c.kind == "output":
-            if answer not in self.answers: self.answers[answer] = check(c, final, self.s0, answer)
-            return self.answers[answer]
-        st = final.get(c.service)
-        e = self.states.get(id(st))
-        if e is not None and e[0] is st: return e[1]
-        b = self._score(final, st)
-        self.states[id(st)] = (st, b)
-        return b
+# %% ../nbs/07_rubric.ipynb #2ac66790
+@patch
+def score(self: _CriterionScorer, final: JointState, answer: str | None) -> int:
+    c = self.c
+    if c.kind == "output":
+        if answer not in self.answers: self.answers[answer] = check(c, final, self.s0, answer)
+        return self.answers[answer]
+    st = final.get(c.service)
+    e = self.states.get(id(st))
+    if e is not None and e[0] is st: return e[1]
+    b = self._score(final, st)
+    self.states[id(st)] = (st, b)
+    return b
 
-    def _plain(self, st) -> int:
-        "The plain definition, `check`, on the records of `st` (and of s0) that may match `where` (`narrow`)."
-        c, s0st = self.c, self.s0.get(self.c.service)
-        e = self.n0
-        if e is None or e[0] is not s0st: e = self.n0 = (s0st, narrow(s0st, c))
-        return check(c, {c.service: narrow(st, c)}, {c.service: e[1]}, None)
+# %% ../nbs/07_rubric.ipynb #7d984d13
+@patch
+def _plain(self: _CriterionScorer, st) -> int:
+    "The plain definition, `check`, on the records of `st` (and of s0) that may match `where` (`narrow`)."
+    c, s0st = self.c, self.s0.get(self.c.service)
+    e = self.n0
+    if e is None or e[0] is not s0st: e = self.n0 = (s0st, narrow(s0st, c))
+    return check(c, {c.service: narrow(st, c)}, {c.service: e[1]}, None)
 
-    def _table(self, st):
-        if st is None or self.c.collection not in _collection_set(type(st)): return None
-        t = st.__dict__.get(self.c.collection)
-        return t if isinstance(t, Mapping) else None
+# %% ../nbs/07_rubric.ipynb #09b5da49
+@patch
+def _table(self: _CriterionScorer, st):
+    if st is None or self.c.collection not in _collection_set(type(st)): return None
+    t = st.__dict__.get(self.c.collection)
+    return t if isinstance(t, Mapping) else None
 
-    def _score(self, final: JointState, st) -> int:
-        c = self.c
-        ft, s0t = self._table(st), self._table(self.s0.get(c.service))
-        D = self.diff_of(ft, s0t) if ft is not None and s0t is not None else None
-        if D is None: return self._plain(st)
-        _, match, good, bad = self._base(s0t)
-        if c.kind == "unchanged":
-            for k in D:
-                for t in (ft, s0t):
-                    if k in t and self._rec(t[k])[0]: return self._unchanged(ft, s0t, D, match)
-            return 1                                               # the same untouched records match in both, in the same order
-        touched = [self._rec(ft[k]) for k in D if k in ft]
-        touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
-        if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
-        if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
-        return int(any(touched) or any(k not in D for k in good))
+# %% ../nbs/07_rubric.ipynb #6485415a
+@patch
+def _score(self: _CriterionScorer, final: JointState, st) -> int:
+    c = self.c
+    ft, s0t = self._table(st), self._table(self.s0.get(c.service))
+    D = self.diff_of(ft, s0t) if ft is not None and s0t is not None else None
+    if D is None: return self._plain(st)
+    _, match, good, bad = self._base(s0t)
+    if c.kind == "unchanged":
+        for k in D:
+            for t in (ft, s0t):
+                if k in t and self._rec(t[k])[0]: return self._unchanged(ft, s0t, D, match)
+        return 1                                               # the same untouched records match in both, in the same order
+    touched = [self._rec(ft[k]) for k in D if k in ft]
+    touched = [p for m, p in touched if m]                     # the op's result on each differing record that matches
+    if c.op == "count_eq": return int(_num(c.value) and len(match) - sum(1 for k in D if k in match) + len(touched) == c.value)
+    if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
+    return int(any(touched) or any(k not in D for k in good))
 
-    def _unchanged(self, ft: dict, s0t: dict, D: set, match: set) -> int:
-        "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `check` does."
-        def n_differing(t): return sum(1 for k in D if k in t and self._rec(t[k])[0])
-        if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
-        def selected(t):
-            return [r for k, r in t.items() if (self._rec(r)[0] if k in D else k in match)]
-        a, b = selected(s0t), selected(ft)
-        if len(a) != len(b): return 0
-        f = self.c.field
-        for x, y in zip(a, b):
-            if x is y: continue
-            vx, vy = (get_path(self._dump(x), f), get_path(self._dump(y), f)) if f else (self._dump(x), self._dump(y))
-            if canonical_json(vx) != canonical_json(vy): return 0
-        return 1
+# %% ../nbs/07_rubric.ipynb #0fd8a7fd
+@patch
+def _unchanged(self: _CriterionScorer, ft: dict, s0t: dict, D: set, match: set) -> int:
+    "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `check` does."
+    def n_differing(t): return sum(1 for k in D if k in t and self._rec(t[k])[0])
+    if n_differing(s0t) != n_differing(ft): return 0           # different numbers of matching records (O(differing ids))
+    def selected(t):
+        return [r for k, r in t.items() if (self._rec(r)[0] if k in D else k in match)]
+    a, b = selected(s0t), selected(ft)
+    if len(a) != len(b): return 0
+    f = self.c.field
+    for x, y in zip(a, b):
+        if x is y: continue
+        vx, vy = (get_path(self._dump(x), f), get_path(self._dump(y), f)) if f else (self._dump(x), self._dump(y))
+        if canonical_json(vx) != canonical_json(vy): return 0
+    return 1
 
-# %% ../nbs/07_rubric.ipynb #afc662c4
+# %% ../nbs/07_rubric.ipynb #116fa948
 class FinalScorer:
     """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
     Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
@@ -387,46 +406,56 @@ class FinalScorer:
         self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
         self._other: dict[int, tuple] = {}   # id(criterion) -> (criterion, its scorer), for criteria outside the rubric
 
-    def _diff_of(self, ft: dict, s0t: dict) -> set | None:
-        "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
-        e = self._diffs.get((id(ft), id(s0t)))
-        if e is not None and e[0] is ft and e[1] is s0t: return e[2]
-        d = changed_ids(ft, s0t, full=False)                # O(changes) when both descend from one base (`state.lineage`)
-        self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
-        return d
+# %% ../nbs/07_rubric.ipynb #e3648ed0
+@patch
+def _diff_of(self: FinalScorer, ft: dict, s0t: dict) -> set | None:
+    "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
+    e = self._diffs.get((id(ft), id(s0t)))
+    if e is not None and e[0] is ft and e[1] is s0t: return e[2]
+    d = changed_ids(ft, s0t, full=False)                # O(changes) when both descend from one base (`state.lineage`)
+    self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
+    return d
 
-    def _trim(self) -> None:
-        if len(self._diffs) + len(self._dumps) + len(self._other) + sum(len(s.states) for s in self.scorers) > self.max_memo:
-            self._diffs.clear(); self._dumps.clear(); self._other.clear()
-            for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
+# %% ../nbs/07_rubric.ipynb #ac8548ab
+@patch
+def _trim(self: FinalScorer) -> None:
+    if len(self._diffs) + len(self._dumps) + len(self._other) + sum(len(s.states) for s in self.scorers) > self.max_memo:
+        self._diffs.clear(); self._dumps.clear(); self._other.clear()
+        for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
 
-    def b(self, c: Criterion, final: JointState, answer: str | None = None) -> int:
-        "b of one criterion `c` on `final`: a criterion of this rubric, or any other over the same s0 (a candidate an author tries); its work is memoised while `c` lives."
-        self._trim()
-        for s in self.scorers:
-            if s.c is c: return s.score(final, answer)
-        e = self._other.get(id(c))
-        if e is None or e[0] is not c: e = self._other[id(c)] = (c, _CriterionScorer(c, self.s0, self._diff_of, self._dumps))
-        return e[1].score(final, answer)
+# %% ../nbs/07_rubric.ipynb #bbfe01ec
+@patch
+def b(self: FinalScorer, c: Criterion, final: JointState, answer: str | None = None) -> int:
+    "b of one criterion `c` on `final`: a criterion of this rubric, or any other over the same s0 (a candidate an author tries); its work is memoised while `c` lives."
+    self._trim()
+    for s in self.scorers:
+        if s.c is c: return s.score(final, answer)
+    e = self._other.get(id(c))
+    if e is None or e[0] is not c: e = self._other[id(c)] = (c, _CriterionScorer(c, self.s0, self._diff_of, self._dumps))
+    return e[1].score(final, answer)
 
-    def score(self, final: JointState, answer: str | None = None) -> list[int]:
-        "b_i: the (M,) 0/1 list for one final joint state and final answer."
-        self._trim()
-        return [s.score(final, answer) for s in self.scorers]
+# %% ../nbs/07_rubric.ipynb #a8babea8
+@patch
+def score(self: FinalScorer, final: JointState, answer: str | None = None) -> list[int]:
+    "b_i: the (M,) 0/1 list for one final joint state and final answer."
+    self._trim()
+    return [s.score(final, answer) for s in self.scorers]
 
-    def matrix(self, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
-        "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
-        answers = [None] * len(finals) if answers is None else list(answers)
-        if len(answers) != len(finals): raise ValueError(f"answers has {len(answers)} entries for {len(finals)} final states")
-        b = np.zeros((len(finals), len(self.scorers)), dtype=np.int64)
-        gc_was = gc.isenabled(); gc.disable()   # the memos make no reference cycles; spare the loop full collections over all the finals
-        try:
-            for i, (f, a) in enumerate(zip(finals, answers)):
-                self._trim()
-                for j, s in enumerate(self.scorers): b[i, j] = s.score(f, a)
-        finally:
-            if gc_was: gc.enable()
-        return b
+# %% ../nbs/07_rubric.ipynb #ab8b080c
+@patch
+def matrix(self: FinalScorer, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
+    "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
+    answers = [None] * len(finals) if answers is None else list(answers)
+    if len(answers) != len(finals): raise ValueError(f"answers has {len(answers)} entries for {len(finals)} final states")
+    b = np.zeros((len(finals), len(self.scorers)), dtype=np.int64)
+    gc_was = gc.isenabled(); gc.disable()   # the memos make no reference cycles; spare the loop full collections over all the finals
+    try:
+        for i, (f, a) in enumerate(zip(finals, answers)):
+            self._trim()
+            for j, s in enumerate(self.scorers): b[i, j] = s.score(f, a)
+    finally:
+        if gc_was: gc.enable()
+    return b
 
 # %% ../nbs/07_rubric.ipynb #64d8bd98
 def score_finals(rubric: Rubric | Any,             # the rubric (or a task, for its rubric)
