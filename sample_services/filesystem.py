@@ -1,6 +1,6 @@
 """Filesystem: a user's files and folders under one allowed directory.
 
-All fourteen tools of the reference Filesystem MCP server (`specs/mcp/filesystem.json`) with its parameter names
+All fourteen tools of the reference Filesystem MCP server (`../shared/specs/mcp/filesystem.json`) with its parameter names
 (`dryRun`, `sortBy`, `excludePatterns`). Paths are POSIX; relative paths are taken from the allowed directory,
 and any path that resolves outside it is refused (422). Text files hold UTF-8 text; media files hold base64 data
 (`read_media_file`). Listings are sorted by name (directories and files together, case-sensitive), so their

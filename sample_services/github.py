@@ -1,6 +1,6 @@
 """GitHub: repositories with branches, files and commits, issues, pull requests, labels, comments and stars.
 
-Tool names and parameters follow GitHub's MCP server (`specs/mcp/github.json`, mixed `perPage`/`issue_number`/
+Tool names and parameters follow GitHub's MCP server (`../shared/specs/mcp/github.json`, mixed `perPage`/`issue_number`/
 `pullNumber` casing kept); 24 of its 117 tools are implemented. Repositories are `owner/name`; issues and pull
 requests share one number sequence per repository, as on GitHub. Files live per branch; a branch points at a head
 commit and commits chain by parent, so `list_commits` walks history from a branch.

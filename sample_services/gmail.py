@@ -1,6 +1,6 @@
 """Gmail: one mailbox of messages, threads and labels.
 
-Tool names and parameters follow the GongRzhe Gmail MCP server (`specs/mcp/gmail.json`). Implemented:
+Tool names and parameters follow the GongRzhe Gmail MCP server (`../shared/specs/mcp/gmail.json`). Implemented:
 send_email, draft_email, read_email, search_emails, modify_email, delete_email, batch_modify_emails,
 batch_delete_emails, list_email_labels, create_label, update_label, delete_label, get_or_create_label.
 Not implemented (no local file system / filter engine): attachments, filters, download_attachment.

@@ -1,6 +1,6 @@
 """Google Calendar (service name `calendar`): calendars and their events.
 
-Tool names and parameters follow nspady/google-calendar-mcp (`specs/mcp/google-calendar.json`). Implemented:
+Tool names and parameters follow nspady/google-calendar-mcp (`../shared/specs/mcp/google-calendar.json`). Implemented:
 list-calendars, list-events, search-events, get-event, create-event, update-event, delete-event,
 list-colors, get-current-time. `start`/`end` are strings: '2025-03-10T10:00:00' (timed; a naive time is
 read in the calendar's time zone, or `timeZone` if given), '2025-03-10' (all day, end exclusive), or a

@@ -1,6 +1,6 @@
 """Linear: teams, issues and comments of an issue tracker.
 
-All five tools of jerhadf/linear-mcp-server (`specs/mcp/linear.json`) with its parameter names. A team's
+All five tools of jerhadf/linear-mcp-server (`../shared/specs/mcp/linear.json`) with its parameter names. A team's
 key ("ENG") is its id; an issue is addressed by its id or its identifier ("ENG-12"). `priority` is a number
 0-4 as in Linear (0 none, 1 urgent, 2 high, 3 normal, 4 low); anything else is refused with 422.
 """

@@ -1,6 +1,6 @@
 """Google Maps: geocoding, places, distances, directions and elevation over the world's places.
 
-All seven tools of the reference Google Maps MCP server (`specs/mcp/google-maps.json`) with its
+All seven tools of the reference Google Maps MCP server (`../shared/specs/mcp/google-maps.json`) with its
 parameter names. Everything is deterministic and offline: places are the world's 16 towns plus a few
 businesses in each; distances are great-circle (haversine) distances; durations come from fixed speeds
 per mode (driving 70 km/h, transit 35, bicycling 16, walking 5); elevation comes from a hash of the

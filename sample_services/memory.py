@@ -1,6 +1,6 @@
 """Memory: a knowledge graph of named entities (with observations) and directed relations between them.
 
-All nine tools of the reference Memory MCP server (`specs/mcp/memory.json`) with its parameter names
+All nine tools of the reference Memory MCP server (`../shared/specs/mcp/memory.json`) with its parameter names
 (camelCase: `entityType`, `relationType`, `entityNames`). Entities are identified by name. Lists come back in
 a stable order: entities and relations in the order they were created. Creating something that already exists
 is skipped (the result lists only what was new); relations must join existing entities; deleting something that

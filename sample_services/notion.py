@@ -1,6 +1,6 @@
 """Notion: a workspace of pages, blocks, comments, users and data sources (databases).
 
-Tool names (`API-<operation>`) and parameters follow the official Notion MCP server (`specs/mcp/notion.json`); 15 of
+Tool names (`API-<operation>`) and parameters follow the official Notion MCP server (`../shared/specs/mcp/notion.json`); 15 of
 its 24 tools are implemented. As in that server, object-valued parameters may also be given as JSON text, which
 is decoded before use (a string that is not JSON is a 400). Objects come back in Notion's JSON shapes (`object`,
 `id`, `parent`, `properties`, rich text with `plain_text`, `next_cursor`/`has_more` lists).

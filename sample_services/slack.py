@@ -1,6 +1,6 @@
 """Slack: one workspace of users, channels, messages, threads and reactions.
 
-All eight tools of the reference Slack MCP server (`specs/mcp/slack.json`) are implemented with its
+All eight tools of the reference Slack MCP server (`../shared/specs/mcp/slack.json`) are implemented with its
 parameter names. Message timestamps (`ts`) are Slack-style `'<seconds>.<6 digits>'` strings; a
 timestamp given without the period is accepted (the period is put before the last six digits).
 Pagination (`slack_list_channels`, `slack_get_users`) uses an opaque cursor naming the last item

@@ -1,6 +1,6 @@
 """SQLite: a small company database queried with real SQL.
 
-Tool names and parameters follow the reference SQLite MCP server (`specs/mcp/sqlite.json`): read_query,
+Tool names and parameters follow the reference SQLite MCP server (`../shared/specs/mcp/sqlite.json`): read_query,
 write_query, create_table, list_tables, describe_table, append_insight. The state is typed (schema objects,
 one record per table row, insights); every call materialises it into an in-memory `sqlite3` database, runs the
 statement there with the real engine (types, constraints, foreign keys, indexes, views and triggers behave as

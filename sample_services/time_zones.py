@@ -1,6 +1,6 @@
 """Time: the current time in any IANA time zone and conversion of a clock time between zones.
 
-Both tools of the reference Time MCP server (`specs/mcp/time.json`) with its parameter names. "Now" is the
+Both tools of the reference Time MCP server (`../shared/specs/mcp/time.json`) with its parameter names. "Now" is the
 state's frozen clock (`EPOCH` plus the seconds the episode has advanced), never the machine's clock, so
 answers are reproducible. Zone rules come from the IANA database (`zoneinfo`), so daylight saving time is
 applied as in the real world for the date in question.

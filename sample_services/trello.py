@@ -1,6 +1,6 @@
 """Trello: workspaces, boards, lists, cards, labels, members, comments, checklists and the board activity log.
 
-Tool names and parameters follow the delorenj Trello MCP server (`specs/mcp/trello.json`); 30 of its 57 tools are
+Tool names and parameters follow the delorenj Trello MCP server (`../shared/specs/mcp/trello.json`); 30 of its 57 tools are
 implemented (boards and workspaces, lists, cards, comments, members, labels, checklists, activity). Where the spec
 makes `boardId` optional the active board is used (`set_active_board`); with none set the call is refused (422).
 

@@ -1,6 +1,6 @@
 """Weather: forecasts per place and active alerts per US state (a stand-in for the US National Weather Service).
 
-Which spec: this service follows the **Python** weather quickstart server (`specs/mcp/weather-python.json`):
+Which spec: this service follows the **Python** weather quickstart server (`../shared/specs/mcp/weather-python.json`):
 `get_alerts(state)` and `get_forecast(latitude, longitude)` with `number` coordinates and output shaped
 like its output schemas (a list of alerts; an object with `periods`). The TypeScript variant
 (`weather-typescript.json`) names the same tools with hyphens (`get-alerts`, `get-forecast`); we keep
