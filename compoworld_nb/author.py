@@ -14,6 +14,7 @@ from typing import Any, Callable
 from tqdm.auto import tqdm
 from .core import *
 from .service import Records, Service, State, Step, Visit, lineage, to_jsonable
+from .state import changed_ids
 from .compose import *
 from .walk import *
 from .scenario import Scenario, bind_roles, play_scenario, scenario_meta
@@ -49,16 +50,15 @@ _WORDS = ["falcon", "harbor", "cobalt", "juniper", "meridian", "quartz", "saffro
 
 def _added_only(old: dict, new: dict) -> bool:
     "True if `new` is `old` plus records appended at the end (nothing replaced or removed); C-level checks only."
-    return len(new) >= len(old) and all(map(operator.is_, dict.values(old), itertools.islice(dict.values(new), len(old)))) \
-        and all(map(operator.eq, dict.keys(old), itertools.islice(dict.keys(new), len(old))))
+    return len(new) >= len(old) and all(map(operator.is_, old.values(), itertools.islice(new.values(), len(old)))) \
+        and all(map(operator.eq, old.keys(), itertools.islice(new.keys(), len(old))))
 
 def _grown(old: dict, new: dict, added: set | None = None) -> dict:
     "`new` (= `old` plus appended records, `added` their ids if known) as a committed collection that keeps `old`'s lineage: the same snapshot, with the added ids touched; `old` itself if nothing was added."
-    if dict.__len__(new) == dict.__len__(old): return old
-    snap, touched = lineage(old)
-    out = Records(new)
-    out.snap, out.touched = snap, set(touched) | (dict.keys(new) - dict.keys(old) if added is None else added)
-    return out
+    if len(new) == len(old): return old
+    base = old if isinstance(old, Records) else Records(old)
+    extra = itertools.islice(new.keys(), len(old), None)           # appended at the end (`_added_only`)
+    return base.updated({k: new[k] for k in extra if added is None or k in added})   # a new value on old's base: O(added)
 
 def _planted_changes(fx: State, st: State) -> list[tuple[str, str, str]]:
     "`record_changes(fx, st)` for a state the author grew from the fixture `fx` by plants only: a grown collection (`_grown`) names its candidate ids in `touched`, so only those are compared; any other collection is compared in full."
@@ -67,9 +67,10 @@ def _planted_changes(fx: State, st: State) -> list[tuple[str, str, str]]:
     for col in collections_of(type(fx)):
         x, y = getattr(fx, col), getattr(st, col)
         if x is y: continue
-        if type(y) is Records and type(x) is Records and y.snap is x.snap and not x.touched:
-            for rid in y.touched:
-                ra, rb = dict.get(x, rid), dict.get(y, rid)
+        d = changed_ids(x, y, full=False)                           # O(changes) when both descend from one base
+        if d is not None:
+            for rid in d:
+                ra, rb = x.get(rid), y.get(rid)
                 if rb is None: out.append((col, rid, "removed")) if ra is not None else None
                 elif ra is None: out.append((col, rid, "added"))
                 elif ra is not rb and ra != rb: out.append((col, rid, "changed"))
@@ -220,8 +221,8 @@ def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
         svc, found = w.service, None
         gcol = lambda col: getattr(g[svc], col, {})
         for col, rid, change in record_changes(s0[svc], w.final[svc]):   # what the mistake changed, relative to s0
-            mine = dict.get(getattr(w.final[svc], col), rid)
-            ref = dict.get(gcol(col), rid)
+            mine = getattr(w.final[svc], col).get(rid)
+            ref = gcol(col).get(rid)
             if mine is not None and ref is not None and mine == ref: continue   # the reference made the same change
             if change == "added":
                 for f, v in sorted((mine.__dict__ if mine is not None else {}).items()):
@@ -229,7 +230,7 @@ def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
                         cand = {"kind": "unchanged", "service": svc, "collection": col, "where": {f: to_jsonable(v)}, "field": None,
                                 "description": f"no {col} record with {f}={to_jsonable(v)!r} is added or changed in {svc}"}
                         if valid(cand, w.final): found = cand; break
-            elif dict.get(getattr(s0[svc], col), rid) is not None and ref == dict.get(getattr(s0[svc], col), rid):
+            elif getattr(s0[svc], col).get(rid) is not None and ref == getattr(s0[svc], col).get(rid):
                 cand = {"kind": "unchanged", "service": svc, "collection": col, "where": {"id": rid}, "field": None,
                         "description": f"{svc} {col} record {rid} is left as it was"}
                 if valid(cand, w.final): found = cand
@@ -294,12 +295,12 @@ def _finish_task(library: dict, seed: int, ctx: StepContext, fx: dict, C: list, 
         for col, rid, change in _planted_changes(fx[svc], ctx.s0[svc]): planted.setdefault(col, set()).add(rid)
         for col, ids in planted.items():                    # in the order s0 holds them (plants append), so the s0 a reader
             coll, order = getattr(ctx.s0[svc], col), []    # rebuilds has the author's record order and adopt_s0 can reuse its states
-            for rid in reversed(dict.keys(coll)):
+            for rid in reversed(coll.keys()):
                 if rid in ids:
                     order.append(rid)
                     if len(order) == len(ids): break
             for rid in reversed(order):
-                overrides.setdefault(svc, {}).setdefault(col, {})[rid] = dict.__getitem__(coll, rid).model_dump(mode="json")
+                overrides.setdefault(svc, {}).setdefault(col, {})[rid] = coll[rid].model_dump(mode="json")
     ws = meta["world_seed"]
     draft = Task(id="draft", u=u, services=C, distractors=D, walk=walk, graph=DependencyGraph(C, walk, D).to_json(),
                  s0={"seed": ws, "overrides": overrides}, s0_hash="", reference=ctx.reference, answer=answer,
@@ -320,7 +321,7 @@ def _finish_task(library: dict, seed: int, ctx: StepContext, fx: dict, C: list, 
 
 def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
                   n_distractors: int | None = None, world_factory: Callable | None = None, world_seed: int | None = None) -> Task:
-    """One task from `seed` played from a workflow scenario (deterministic): the scenario is drawn from `scenarios`, its roles are
+    """One task from `seed` played from a workflow scenario (deterministic): a shape is drawn (each alike), then one of its stories from `scenarios`; its roles are
     cast to services of `library` (C), the scenario's visits give the walk and its meaning (Eq. 3 holds: no service twice in a row,
     C covered, a revisit), and the request u is phrased at goal level. AuthoringError (`.rule`) if no scenario fits K / L or the
     cast fails; None arguments come from settings.ini's `[walk]`."""
@@ -328,9 +329,10 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
         w = walk_settings(k=k, l_min=l_min, l_max=l_max, distractors=n_distractors)
         k, l_min, l_max, n_distractors = w["k"], w["l_min"], w["l_max"], w["distractors"]
     rng = random.Random(seed)
-    names = sorted(scenarios)
-    if not names: raise AuthoringError("scenario_cast", "no scenarios given")
-    sc: Scenario = scenarios[rng.choice(names)]
+    if not scenarios: raise AuthoringError("scenario_cast", "no scenarios given")
+    by_shape: dict = {}
+    for name in sorted(scenarios): by_shape.setdefault(scenarios[name].shape.name, []).append(name)
+    sc: Scenario = scenarios[rng.choice(by_shape[rng.choice(sorted(by_shape))])]     # a shape, then one of its stories: shapes weigh alike
     cast = bind_roles(sc.shape, library, rng)
     if cast is None: raise AuthoringError("scenario_cast", f"the library cannot cast scenario {sc.name!r} (shape {sc.shape.name})")
     C0 = list(dict.fromkeys(cast.values()))
@@ -348,8 +350,10 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
     L = len(p.walk)
     if not l_min <= L <= l_max: raise AuthoringError("scenario_length", f"scenario {sc.name!r} has L={L}, outside {l_min}-{l_max}")
     C = list(dict.fromkeys(p.walk))
+    bad = check_walk(p.walk, C)
+    if bad: raise AuthoringError("scenario_walk", f"scenario {sc.name!r}: {bad[0]}")
     meta = {"K": len(C), "L": L, "domain": None, "domains": sorted({library[n].domain for n in C}), "author": "scenario", "seed": seed,
-            "world_seed": ws, "steps": [f"{s}.{sc.shape.name}" for s in p.walk], "visits": ctx.visits, "changes": p.changes, "decoys": 0,
+            "world_seed": ws, "revisits": L - len(C), "shape": sc.shape.name, "steps": [f"{s}.{sc.shape.name}" for s in p.walk], "visits": ctx.visits, "changes": p.changes, "decoys": 0,
             **scenario_meta(p, sc)}
     return _finish_task(library, seed, ctx, fx, C, D, p.walk, p.u, p.criteria, p.answer, meta)
 
@@ -435,11 +439,11 @@ def synthesis_summary(tasks: list[Task], rejected: dict) -> dict:
 
 # %% ../nbs/12_author.ipynb #8eb7f061
 def difficulty_table(tasks: list[Task]) -> dict:
-    """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, calls_by_l, criteria_by_l}`: task counts (and means
+    """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, by_shape, by_revisits, calls_by_l, criteria_by_l}`: task counts (and means
     per L) of a task set; domains come from `meta['domains']` or are left out; the scenario (`meta['scenario']`, 'token_chain'
-    for tasks without one), the number of conditions and the largest set size are the scenario layer's difficulty figures."""
+    for tasks without one), the number of conditions and the largest set size are the scenario layer's difficulty figures; the workflow shape and the revisits (L - K) come beside them."""
     by_k, by_l, by_dom, by_kl, calls, crits = Counter(), Counter(), Counter(), Counter(), {}, {}
-    by_sc, by_cond, by_set = Counter(), Counter(), Counter()
+    by_sc, by_cond, by_set, by_shape, by_rev = Counter(), Counter(), Counter(), Counter(), Counter()
     for t in tasks:
         K, L = len(t.services), len(t.walk)
         by_k[K] += 1; by_l[L] += 1; by_kl[f"{K}x{L}"] += 1
@@ -448,23 +452,27 @@ def difficulty_table(tasks: list[Task]) -> dict:
         by_sc[t.meta.get("scenario", "token_chain")] += 1
         by_cond[len(t.meta.get("conditions") or [])] += 1
         by_set[max(t.meta.get("set_sizes") or [0])] += 1
+        by_shape[t.meta.get("shape", "token_chain" if "scenario" not in t.meta else t.meta["scenario"])] += 1
+        by_rev[L - K] += 1
     mean = lambda xs: round(sum(xs) / len(xs), 2)
     return {"n": len(tasks), "by_k": dict(sorted(by_k.items())), "by_l": dict(sorted(by_l.items())),
             "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())), "by_scenario": dict(sorted(by_sc.items())),
             "by_conditions": dict(sorted(by_cond.items())), "by_set_size": dict(sorted(by_set.items())),
+            "by_shape": dict(sorted(by_shape.items())), "by_revisits": dict(sorted(by_rev.items())),
             "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())}}
 
 def difficulty_report(tasks: list[Task], out: str | Path | None = None, library: dict | None = None) -> dict:
-    "The difficulty table plus a bar plot in six panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
+    "The difficulty table plus a bar plot in eight panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size, by shape, by revisits); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
     from matplotlib.figure import Figure
     if library is not None:
         tasks = [t if t.meta.get("domains") else t.model_copy(update={"meta": {**t.meta, "domains": sorted({library[s].domain for s in t.services if s in library})}}) for t in tasks]
     tab = difficulty_table(tasks)
-    fig = Figure(figsize=(14, 9))
+    fig = Figure(figsize=(18, 9))
     panels = (("by_k", "tasks by K", "K"), ("by_l", "tasks by L", "L"), ("by_domain", "tasks by domain", None),
               ("by_scenario", "tasks by scenario", None), ("by_conditions", "tasks by number of conditions", "conditions"),
-              ("by_set_size", "tasks by largest set size", "members"))
-    for ax, (key, title, xlab) in zip(fig.subplots(2, 3).ravel(), panels):
+              ("by_set_size", "tasks by largest set size", "members"), ("by_shape", "tasks by workflow shape", None),
+              ("by_revisits", "tasks by revisits (L - K)", "revisits"))
+    for ax, (key, title, xlab) in zip(fig.subplots(2, 4).ravel(), panels):
         items = list(tab[key].items())
         if xlab is None:
             ax.barh([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.invert_yaxis(); ax.tick_params(axis="y", labelsize=6)

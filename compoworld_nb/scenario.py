@@ -24,6 +24,7 @@ class Shape:
     fixed: dict = field(default_factory=dict)   # role -> service name the shape always uses (calendar, maps, weather, retail)
     play: Callable | None = None
     same: tuple = ()                  # pairs of roles played by one service (a revisit: the brief's mailbox is also where replies go)
+    cites: tuple = ()                 # roles whose write must give a reference a later write can cite (its beat has no `no_reference` mark)
 
     @property
     def k(self) -> int: return len(set(self.fixed) | set(self.roles)) - len(self.same)   # the K of C a cast of this shape has
@@ -46,7 +47,7 @@ def register_scenario(sc: Scenario) -> Scenario:
 
 # %% ../nbs/11_scenario.ipynb #99504c58
 def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = ()) -> dict | None:
-    "Role -> service for `shape` over `library`: each role gets a service offering all its beats, roles get distinct services (except the `same` pairs); None if the library cannot cast the shape."
+    "Role -> service for `shape` over `library`: each role gets a service offering all its beats, roles get distinct services (except the `same` pairs), a `cites` role only a service whose beats give a reference; None if the library cannot cast the shape."
     out, used = {}, set()
     for role, svc in shape.fixed.items():
         if svc not in library: return None
@@ -57,7 +58,8 @@ def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = (
         if role in alias and alias[role] in out:
             if not set(needs) <= set(beats_of(library[out[alias[role]]])): return None
             out[role] = out[alias[role]]; continue
-        pool = [n for n, s in library.items() if n not in used and n not in avoid and set(needs) <= set(beats_of(s))]
+        pool = [n for n, s in library.items() if n not in used and n not in avoid and set(needs) <= set(beats_of(s))
+                and not (role in shape.cites and any(getattr(beats_of(s)[b], "no_reference", False) for b in needs))]
         if not pool: return None
         out[role] = rng.choice(pool); used.add(out[role])
     return out
@@ -106,6 +108,7 @@ class Play:
         no-guessing rule) and an `excludes` criterion on the same text asks them absent (those not inside `value` itself)."""
         cid = self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
                          "field": sel.get("field"), "op": op, "value": value, "description": description})
+        if rivals and self.shared(sel): rivals = None   # "others absent" there would already hold on s0's records: no requirement
         if rivals:
             self.candidates[cid] = list(rivals)
             out = _absent_rivals(value, rivals)
@@ -115,6 +118,17 @@ class Play:
                 self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
                            "field": sel.get("field"), "op": "excludes", "value": out, "description": f"{description}, and none of the other {len(out)} candidates"})
         return cid
+
+    def shared(self, sel: dict) -> bool:
+        """True if the selector `sel` of a record the current visit *added* also selects records that were there in s0 (a
+        channel's messages by me, a page's comments): a check on it cannot tell the new record from the old ones."""
+        from compoworld_nb.rubric import get_path, typed_eq
+        if getattr(self.ctx, "s0", None) is None: return False     # a bare context (no states): nothing to compare
+        def n(js) -> int:
+            col = getattr(js[self.ctx.service], sel["collection"], None) or {}
+            return sum(all((f := get_path(r.model_dump(mode="json"), k))[0] and typed_eq(f[1], v) for k, v in sel["where"].items()) for r in col.values())
+        before = n(self.ctx.s0)
+        return before > 0 and n(self.ctx.js) > before
 
     def exclude(self, sel: dict, description: str, mistake: dict | None = None) -> str:
         """An exclusion (or the guard of a branch that keeps things as they are): the records `sel` selects on the current visit's

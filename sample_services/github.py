@@ -857,3 +857,14 @@ def _announce_target(ctx) -> dict:
     r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
     return {"owner": r.owner, "name": r.name, "repo": r.id, "phrase": f"an issue in the {r.id} repository"}
 announce_beat.target = _announce_target
+
+@add_beat(service, "close")
+def close_beat(ctx, title: str, comment: str) -> dict:
+    "Comment `comment` on the open issue titled `title` and close it as completed; the selectors of the comment and of the issue's state."
+    s = ctx.state("github")
+    i = next(i for i in sorted(s.issues.values(), key=lambda i: i.id) if i.title == title and i.state == "open")
+    r = s.repos[i.repo]
+    ctx.call("add_issue_comment", owner=r.owner, repo=r.name, issue_number=i.number, body=comment)
+    ctx.call("update_issue_state", owner=r.owner, repo=r.name, issue_number=i.number, state="closed", state_reason="completed")
+    return {"comment": {"collection": "comments", "where": {"repo": r.id, "issue_number": i.number}, "field": "body"},
+            "state": {"collection": "issues", "where": {"id": i.id}, "field": "state"}, "repo": r.id, "number": i.number}

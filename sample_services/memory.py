@@ -288,3 +288,4 @@ def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
     return {"collection": "entities", "where": {"name": title}, "field": "observations.0", "reveals": None}
 
 announce_beat.target = lambda ctx: {"phrase": "a note in my knowledge base"}
+announce_beat.no_reference = True     # its answer holds no id or link a later message could cite (compoworld_nb.scenario Shape.cites)

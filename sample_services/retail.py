@@ -163,7 +163,7 @@ def load_tau2_db(src: str | Path | bytes | dict, seed: int = 0) -> RetailState:
         st = RetailState.model_validate_json(raw)              # parsed and validated in one pass (pydantic-core)
         st.seed = seed
     for c, key in _KEYS.items():
-        for k, r in dict.items(getattr(st, c)):
+        for k, r in getattr(st, c).items():
             if getattr(r, key, None) != k: raise ValueError(f"{c}[{k!r}]: its {key} is {getattr(r, key, r)!r}, not the key")
             if r.id != k: r.__dict__["id"] = k                 # fresh records: no cached text to invalidate yet
     return st
@@ -615,3 +615,49 @@ def orders_beat(ctx, customer: dict, reason: str) -> list[dict]:
         out.append({"order": oid, "status": o["status"], "collection": "orders", "where": {"order_id": oid}, "field": "status", "value": new})
     return out
 orders_beat.customer = _customer
+
+
+# --- scenario beats: a customer's order problem, looked up then resolved by each order's status ---------------
+@add_beat(service, "customer")
+def customer_beat(ctx, customer: dict) -> dict:
+    "Look up `customer` (`{email, orders}`) and each of its orders: `{user_id, orders: {order_id: details}}` as observed."
+    uid = ctx.call("find_user_id_by_email", email=customer["email"])
+    ctx.call("get_user_details", user_id=uid)
+    return {"user_id": uid, "orders": {oid: ctx.call("get_order_details", order_id=oid) for oid in customer["orders"]}}
+
+def _complaint(ctx, n: int = 2) -> dict:
+    "A customer with at least `n` + 1 orders still pending or delivered: `{email, name, first, orders (n of them), keep (one more)}`."
+    s = ctx.state("retail")
+    users = sorted(s.users.values(), key=lambda u: u.user_id)
+    ctx.rng.shuffle(users)
+    for u in users:
+        mine = sorted(o for o in u.orders if o in s.orders and s.orders[o].status in ("pending", "delivered"))
+        if len(mine) >= n + 1:
+            pick = ctx.rng.sample(mine, n + 1)
+            return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "first": u.name.first_name,
+                    "orders": sorted(pick[:n]), "keep": pick[n]}
+    raise AssertionError(f"no retail customer with {n + 1} open or delivered orders")
+customer_beat.complaint = _complaint
+
+@add_beat(service, "resolve")
+def resolve_beat(ctx, order: dict, reason: str) -> dict:
+    """Resolve one observed order (`get_order_details` output) by its status: a pending order is cancelled with `reason`, a
+    delivered one has all its items returned to the payment method it was paid with. `{order, status, new, refund_to, amount, selectors}`."""
+    oid = order["order_id"]
+    if order["status"] == "pending":
+        ctx.call("cancel_pending_order", order_id=oid, reason=reason); new, pm = "cancelled", None
+    else:
+        pm = order["payment_history"][0]["payment_method_id"]
+        ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in order["items"]], payment_method_id=pm)
+        new = "return requested"
+    sel = {"collection": "orders", "where": {"order_id": oid}}
+    return {"order": oid, "status": order["status"], "new": new, "refund_to": pm, "amount": order["payment_history"][0]["amount"],
+            "status_sel": {**sel, "field": "status"}, "refund_sel": {**sel, "field": "return_payment_method_id"}, "sel": sel}
+
+def _resolve_mistake(ctx, order: dict, reason: str) -> dict:
+    "The plausible mistake an order left alone guards against: resolving it too (cancel if pending, else return it)."
+    if order["status"] == "pending":
+        return {"tool": "retail.cancel_pending_order", "arguments": {"order_id": order["order_id"], "reason": reason}}
+    return {"tool": "retail.return_delivered_order_items", "arguments": {"order_id": order["order_id"], "item_ids": [i["item_id"] for i in order["items"]],
+            "payment_method_id": order["payment_history"][0]["payment_method_id"]}}
+resolve_beat.mistake = _resolve_mistake

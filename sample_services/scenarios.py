@@ -15,8 +15,9 @@ from datetime import timedelta
 from compoworld_nb.core import EPOCH
 from compoworld_nb.scenario import Shape, Scenario, Phrasing, register_scenario, SCENARIOS
 from compoworld_nb.service import beats_of
+from sample_services.sqlite import _lit
 
-__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "WET", "SCENARIOS"]
+__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "SCENARIOS"]
 
 # every short forecast the weather fixture can give that means rain or snow
 WET = ["Chance Light Rain", "Light Rain", "Rain Showers Likely", "Chance Light Snow", "Light Snow", "Snow Showers Likely"]
@@ -237,3 +238,403 @@ _LIST_STORIES = [
 for name, dom, thing, lst, intro, yes, no, why, tk, meet, by_count in _LIST_STORIES:
     register_scenario(Scenario(name, dom, LIST_FOLLOWUP, {"thing": thing, "list": lst, "intro": intro, "yes": yes, "no": no,
                                                           "why_skip": why, "ticket": tk, "meeting": meet, "by_count": by_count}))
+
+
+# --- helpers for the shapes below: what a beat observed, and a reference (id, link, identifier) a later write can cite ---
+def _observed(ctx, fn, *a, **kw):
+    "Run beat `fn` and return `(its result, the data of every call it made)`: the observations a later visit may cite."
+    got, call = [], ctx.call
+    def spy(tool, **args):
+        d = call(tool, **args); got.append(d); return d
+    ctx.call = spy
+    try: r = fn(ctx, *a, **kw)
+    finally: del ctx.call
+    return r, got
+
+_REF_KEYS = ("identifier", "html_url", "url", "htmlLink", "threadId", "ts", "id")
+
+def _ref(got: list) -> str:
+    "A reference a person would cite for what the last call did (its identifier, link, thread or id), as observed; AssertionError if none."
+    for d in reversed(got):
+        for x in ([d] if isinstance(d, dict) else []) + [v for v in (d.values() if isinstance(d, dict) else []) if isinstance(v, dict)]:
+            for k in _REF_KEYS:
+                v = x.get(k)
+                if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= 4: return str(v)
+    raise AssertionError("the beat observed no reference")
+
+# --- shape 3: an order problem raised in chat, resolved by each order's status (commerce) ----------------------------
+class _Customer:
+    "A shop customer as the mail beat sees a person: name, first name, email."
+    def __init__(self, c: dict): self.name, self.first, self.email = c["name"], c["first"], c["email"]
+
+def _play_orders(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    agent = rng.choice(w.others)
+    n = rng.randint(10, 99)
+    r = beats_of(p.library["retail"])
+    cust = r["customer"].complaint(ctx, rng.choice((2, 2, 3)))
+    who = _Customer(cust)
+    thread, case = f"Customer case #{n}", f"Case #{n}: {st['policy']}"
+    case_spot = _spot(p, "case", case)
+    subject = f"Your orders — case #{n}"
+    log_t = beats_of(p.library[p.cast["log"]])["announce"].target(ctx)
+    # visit 0: a colleague raises the case in a thread
+    b = p.visit("brief")
+    b["doc"](ctx, title=thread, author=agent, body=ph.pick("A customer complained about some orders ({why}). The case file is “{c}” ({where}).",
+                                                           "New order complaint: {why}. Everything is in “{c}” ({where}).", why=st["why"], c=case, where=case_spot["phrase"]))
+    # visit 1: the case file: the customer, the orders, the policy that decides each one, where it is logged
+    d = p.visit("case")
+    d["doc"](ctx, title=case, author=agent, spot=case_spot, body="\n".join([
+        f"Customer: {cust['name']} <{cust['email']}>. Orders complained about: {', '.join(cust['orders'])}. Order {cust['keep']} is fine — they keep it.",
+        f"{st['intro']}:",
+        f"- An order that is still pending is cancelled, reason “{st['reason']}”.",
+        "- An order that was already delivered is not cancelled: all its items are returned, refunded to the payment method the order was paid with.",
+        "- Orders the customer did not complain about are never touched.",
+        f"- Email the customer once, subject “{subject}”, saying what happens to each order.",
+        f"- Log the case as {log_t['phrase']}, titled “{case}”, listing each order and what was done, with the reference of that email.",
+        "- Reply in the thread with the customer's account id and a link to the log entry."]))
+    # visit 2: the customer's orders looked up, each resolved by its status
+    rr = p.visit("retail")
+    seen = rr["customer"](ctx, cust)
+    uid, done = seen["user_id"], []
+    for oid in cust["orders"]:
+        o = seen["orders"][oid]
+        x = rr["resolve"](ctx, o, st["reason"])
+        c1 = p.require(x["status_sel"], "eq", x["new"], f"order {oid} ({o['status']}) is {'cancelled' if x['new'] == 'cancelled' else 'returned'}, as its status decides")
+        crit = [c1]
+        if x["refund_to"]: crit.append(p.require(x["refund_sel"], "eq", x["refund_to"], f"the return of order {oid} is refunded to {x['refund_to']}, the method it was paid with"))
+        p.condition(f"order_{oid}_delivered", o["status"], {"op": "eq", "value": "delivered"}, o["status"] == "delivered", crit, [c1])
+        done.append(x)
+    kept = ctx.state("retail").orders[cust["keep"]].model_dump(mode="json")
+    p.exclude({"collection": "orders", "where": {"order_id": cust["keep"]}}, f"order {cust['keep']}, which the customer keeps, is left as it was",
+              rr["resolve"].mistake(ctx, kept, st["reason"]))
+    p.members("orders_resolved", cust["orders"], [cust["keep"]])
+    say = lambda x: f"{x['order']}: " + ("cancelled" if x["new"] == "cancelled" else f"return opened, refund to {x['refund_to']}")
+    summary = "; ".join(map(say, done))
+    # visit 3: one email to the customer
+    m = p.visit("mail")
+    sels, got = _observed(ctx, m["notify"], people=[who], subject=subject, body=lambda g: f"Hi {g.first},\n\n{summary}.\n\nSorry for the trouble.")
+    for x in done: p.require(sels[0], "contains", x["order"], f"the email to {who.name} covers order {x['order']}", rivals=[cust["keep"]])
+    mref = _ref(got)
+    # visit 4: the case logged, citing the email
+    lg = p.visit("log")
+    s, got = _observed(ctx, lg["announce"], log_t, case, f"{summary}. Customer emailed (ref {mref}).")
+    for x in done: p.require(s, "contains", x["order"], f"the case log lists order {x['order']}", rivals=[cust["keep"]])
+    p.require(s, "contains", mref, "the case log cites the email sent to the customer")
+    lref = _ref(got)
+    # visit 5: the reply in the thread: account id and the log entry
+    back = p.visit("brief")
+    s, got = _observed(ctx, back["annotate"], title=thread, text=f"Done — account {uid}, logged at {lref}.")
+    p.require(s, "contains", uid, f"the reply in the thread gives the customer's account id ({uid})")
+    p.require(s, "contains", lref, "the reply in the thread links the log entry")
+    tref = _ref(got)
+    # visit 6: the case file closed, pointing to the thread's answer
+    cf = p.visit("case")
+    s = cf["annotate"](ctx, title=case, text=f"Closed ({tref}): {summary}.")
+    p.require(s, "contains", tref, "the case file is closed with a pointer to the thread's answer")
+    returned = [x for x in done if x["new"] != "cancelled"]
+    if returned: p.ask(returned[0]["refund_to"], "the final answer reports where the refund goes", rivals=sorted(ctx.state("retail").users[uid].payment_methods.keys() - {returned[0]["refund_to"]}) or None)
+    first = ph.pick("{a} passed me a customer case about some orders.", "Could you sort out the order complaint {a} raised?",
+                    "There's an order complaint that {a} handed over.", a=agent.first)
+    middle = [ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
+                      "Go by the policy; already-delivered orders are handled differently from pending ones.", "Our usual policy for this kind of complaint applies."),
+              ph.pick("Don't touch the order they're happy with.", "Leave their other order alone.", ""),
+              ph.pick("Make sure the customer hears back, it's logged, and the thread and the case file are updated.", "Log it and close the loop with everyone involved.")]
+    last = ph.pick("Where does the refund go?", "Tell me which payment method gets the refund.") if p.answer else ""
+    p.u = ph.say(first, middle, last)
+
+ORDER_PROBLEM = Shape("order_problem", roles={"brief": ("doc", "annotate"), "case": ("doc", "annotate"), "log": ("announce",)},
+                      fixed={"retail": "retail", "mail": "gmail"}, play=_play_orders, cites=("log", "brief"))
+
+_ORDER_STORIES = [
+    ("order_problem_chat", "commerce", "the wrong size arrived", "ordered by mistake", "Order complaints policy", "How we handle order complaints"),
+    ("refund_after_complaint", "commerce", "they are unhappy with the quality", "no longer needed", "Refund policy", "Refunds after a complaint"),
+    ("duplicate_order", "commerce", "they placed the same orders twice by accident", "ordered by mistake", "Duplicate order runbook", "Duplicate orders"),
+    ("moving_house", "commerce", "they moved and no longer need these", "no longer needed", "Support playbook", "Customer no longer needs the goods"),
+    ("gift_gone_wrong", "support", "the gifts were for an event that was cancelled", "no longer needed", "Support macros", "Cancelled-event orders"),
+    ("late_delivery_complaint", "support", "the delivery took too long and they've bought elsewhere", "no longer needed", "Late delivery policy", "Late deliveries"),
+]
+for name, dom, why, reason, pol, intro in _ORDER_STORIES:
+    register_scenario(Scenario(name, dom, ORDER_PROBLEM, {"why": why, "reason": reason, "policy": pol, "intro": intro}))
+
+# --- shape 4: a figure looked up in the database decides what is ordered and who approves (data) ---------------------
+def _play_restock(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    boss, approver, supplier = rng.sample(w.others, 3)
+    n = rng.randint(10, 99)
+    sq = beats_of(p.library["sqlite"])
+    cats = sq["stock"].categories(ctx)
+    cat = st.get("category") if st.get("category") in cats else rng.choice(cats)
+    rows = sorted(r.values["stock"] for r in ctx.state("sqlite").rows.values() if r.table == "products" and r.values["category"] == cat)
+    k = rng.randint(1, min(4, len(rows) - 1))
+    level = rows[k - 1] + 1 if rows[k - 1] + 1 <= rows[k] else rows[k]          # products below `level`: the k lowest (ties kept)
+    add, big = rng.choice((25, 40, 50)), rng.choice((2, 3))
+    title, rule_t = f"{st['thing']} #{n}", f"{st['thing']} rule #{n}"
+    rule_spot = _spot(p, "policy", rule_t)
+    subject = f"{st['thing']} #{n}: {cat}"
+    ann_t = beats_of(p.library[p.cast["announce"]])["announce"].target(ctx)
+    # visit 0: the request
+    b = p.visit("brief")
+    b["doc"](ctx, title=title, author=boss, body=ph.pick("Time for the {t}. The rule is “{r}” ({where}).", "Please run the {t} as “{r}” ({where}) says.",
+                                                         t=st["thing"].lower(), r=rule_t, where=rule_spot["phrase"]))
+    # visit 1: the rule: the category, the level, the amount, the approval threshold, where the list goes
+    d = p.visit("policy")
+    d["doc"](ctx, title=rule_t, author=boss, spot=rule_spot, body="\n".join([
+        f"{st['intro']} — category {cat}:",
+        f"- Every {cat} product with fewer than {level} units in stock gets {add} more units: add them to its stock in the company database when you place the order.",
+        f"- Products with {level} units or more are left alone.",
+        f"- Post the list as {ann_t['phrase']}, titled “{title}”.",
+        f"- If {big} or more products need it, the order needs {approver.name}'s approval: email {approver.first} ({approver.email}) the list, subject “{subject}”, with a link to the posted list. Otherwise email our supplier contact {supplier.name} ({supplier.email}) directly, the same way.",
+        f"- Record the order in the notes table of the database (topic: the title above, created_at {EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ')}), citing that email's thread, add the order to the database's insights memo, and reply in the request's thread with the insight's id."]))
+    # visit 2: the products below the level, and their stock raised
+    db = p.visit("sqlite")
+    low = ctx.call("read_query", query=f"SELECT id, name, stock FROM products WHERE category = {_lit(cat)} AND stock < {level} ORDER BY stock, id")
+    assert low and len(low) == k or len(low) >= 1
+    high = sorted((dict(id=r.values["id"], name=r.values["name"], stock=r.values["stock"]) for r in ctx.state("sqlite").rows.values()
+                   if r.table == "products" and r.values["category"] == cat and r.values["stock"] >= level), key=lambda x: (x["stock"], x["id"]))
+    sels = db["restock"](ctx, [x["id"] for x in low], add)
+    for x, sl in zip(low, sels):
+        c1 = p.require(sl, "eq", x["stock"] + add, f"{x['name']} goes from {x['stock']} to {x['stock'] + add} units")
+        p.condition(f"restock_{x['id']}", x["stock"], {"op": "lte", "value": level - 1}, True, [c1], [c1])
+    edge = high[0]                                                 # the product nearest the level: the plausible extra restock
+    ce = p.exclude({"collection": "rows", "where": {"table": "products", "values.id": edge["id"]}, "field": "values.stock"},
+                   f"{edge['name']} ({edge['stock']} units, not below {level}) is not restocked", db["restock"].mistake(ctx, edge["id"], add))
+    p.condition(f"restock_{edge['id']}", edge["stock"], {"op": "lte", "value": level - 1}, False, [ce], [ce])
+    p.members("restocked", [x["name"] for x in low], [x["name"] for x in high])
+    total = add * len(low)
+    # visit 3: the list posted
+    an = p.visit("announce")
+    s, got = _observed(ctx, an["announce"], ann_t, title, "Restocking " + ", ".join(f"{x['name']} (+{add})" for x in low))
+    for x in low: p.require(s, "contains", x["name"], f"the posted list names {x['name']} ({x['stock']} in stock)")
+    aref = _ref(got)
+    # visit 4: the email to the approver (a big order) or straight to the supplier, linking the list
+    m = p.visit("mail")
+    to, other = (approver, supplier) if len(low) >= big else (supplier, approver)
+    es, got = _observed(ctx, m["notify"], people=[to], subject=subject,
+                        body=lambda g: f"Hi {g.first},\n\n{st['thing']} for {cat}: " + ", ".join(f"{x['name']} +{add}" for x in low) + f" ({total} units). List: {aref}\n")
+    c1 = p.require(es[0], "contains", aref, f"{to.name} is emailed the link to the list ({'approval needed' if to is approver else 'no approval needed'})")
+    for x in low: p.require(es[0], "contains", x["name"], f"the email to {to.name} names {x['name']}", rivals=[y["name"] for y in high])
+    c2 = p.exclude(m["notify"].absent(ctx, other), f"{other.name} gets no email", m["notify"].mistake(ctx, other, subject))
+    p.condition("needs_approval", len(low), {"op": "gte", "value": big}, len(low) >= big, [c1, c2], [c2], visit=2)
+    thread = next(g["threadId"] for g in got if isinstance(g, dict) and "threadId" in g)
+    # visit 5: the order recorded in the notes table, citing the email's thread, and in the insights memo (its id is new)
+    db = p.visit("sqlite")
+    ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(title)}, {_lit(f'{total} units of {cat} ordered; email thread {thread}.')}, {_lit(EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ'))})")
+    nid = ctx.call("append_insight", insight=f"{title}: {total} units of {cat} restocked ({len(low)} products).")["id"]
+    p.require({"collection": "rows", "where": {"table": "notes", "values.topic": title}, "field": "values.body"}, "contains", thread, "the order is recorded in the notes table, citing the email's thread")
+    # visit 6: the answer in the thread
+    back = p.visit("brief")
+    s = back["annotate"](ctx, title=title, text=f"Done: {total} units ordered, insight {nid}.")
+    p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
+    p.ask(low[0]["name"], "the final answer names the product lowest on stock", rivals=[x["name"] for x in low[1:]] or None)
+    first = ph.pick("{b} asked for the {t}.", "Can you do this week's {t} for {b}?", "The {t} is due; {b} wants it done today.", b=boss.first, t=st["thing"].lower())
+    middle = [ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
+                      "Go by the rule — only what's actually low, and the right person hears about it.", "The rule applies to the letter; don't order what we don't need."),
+              ph.maybe("Keep the database in step with what you order.", 0.5)]
+    last = ph.pick("Which product was lowest on stock?", "Tell me which product was the lowest at the end.")
+    p.u = ph.say(first, middle, last)
+
+RESTOCK = Shape("db_restock", roles={"brief": ("doc", "annotate"), "policy": ("doc",), "announce": ("announce",)},
+                fixed={"sqlite": "sqlite", "mail": "gmail"}, play=_play_restock, cites=("announce",))
+
+_RESTOCK_STORIES = [
+    ("restock_run", "data", "Restock", "Restock rule", None),
+    ("office_supplies_reorder", "operations", "Supplies reorder", "Office supplies reorder rule", "office"),
+    ("electronics_top_up", "data", "Stock top-up", "Stock top-up rule", "electronics"),
+    ("kitchen_refill", "people", "Kitchen refill", "Kitchen refill rule", "kitchen"),
+    ("inventory_report", "data", "Inventory order", "Inventory ordering rule", None),
+    ("warehouse_replenishment", "commerce", "Replenishment", "Replenishment rule", None),
+]
+for name, dom, thing, intro, cat in _RESTOCK_STORIES:
+    register_scenario(Scenario(name, dom, RESTOCK, {"thing": thing, "intro": intro, "category": cat}))
+
+
+# --- shape 5: a call across time zones at the first slot that suits everyone (utilities) -----------------------------
+ZONES = [("London", "Europe/London"), ("Berlin", "Europe/Berlin"), ("Tokyo", "Asia/Tokyo"), ("Sydney", "Australia/Sydney"),
+         ("Bengaluru", "Asia/Kolkata"), ("São Paulo", "America/Sao_Paulo"), ("New York", "America/New_York"),
+         ("Los Angeles", "America/Los_Angeles"), ("Singapore", "Asia/Singapore"), ("Nairobi", "Africa/Nairobi")]
+
+def _play_zones(p, st: dict) -> None:
+    from datetime import datetime as _dt
+    from zoneinfo import ZoneInfo
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    boss = rng.choice(w.others)
+    n = rng.randint(10, 99)
+    prim = next(c for c in ctx.state("calendar").calendars.values() if c.primary)
+    mine = prim.timeZone
+    today = EPOCH.astimezone(ZoneInfo(mine)).date()
+    slots = sorted(rng.sample(["07:00", "08:00", "09:00", "11:00", "13:00", "15:00", "17:00", "19:00"], 3))
+    local = lambda t, z: _dt.combine(today, _dt.strptime(t, "%H:%M").time()).replace(tzinfo=ZoneInfo(mine)).astimezone(ZoneInfo(z)).strftime("%H:%M")
+    ok = lambda t, zs: all("08:00" <= local(t, z) < "18:00" for z in zs)
+    _end = lambda t: (_dt.strptime(t, "%H:%M") + timedelta(minutes=30)).strftime("%H:%M")
+    for _ in range(40):                                  # attendees whose zones leave at least one slot that suits everyone
+        people = rng.sample([x for x in w.others if x != boss], 4)
+        zones = rng.sample(ZONES, 3)
+        where = [zones[i % 3] for i in range(3)]
+        if any(ok(t, [z for _, z in where]) for t in slots): break
+    else: raise AssertionError("no slot suits the sampled zones")
+    invite, fyi = people[:3], people[3]
+    zone_of = {x.email: z for x, (_, z) in zip(invite, where)}
+    chosen = next(t for t in slots if ok(t, list(zone_of.values())))
+    title, roster_t = f"{st['call']} #{n}", f"{st['call']} #{n}: {st['roster']}"
+    roster_spot = _spot(p, "roster", roster_t)
+    # visit 0: the request
+    b = p.visit("brief")
+    b["doc"](ctx, title=title, author=boss, body=ph.pick("Can you set up {t}? Who and when is in “{r}” ({where}).",
+                                                         "{t} needs booking — the people and candidate times are in “{r}” ({where}).", t=title, r=roster_t, where=roster_spot["phrase"]))
+    # visit 1: the roster: attendees with their cities, an FYI person, the candidate slots and the rule
+    d = p.visit("roster")
+    d["doc"](ctx, title=roster_t, author=boss, spot=roster_spot, body="\n".join(
+        [f"{st['intro']} for {title}:"] + [f"- {x.name} <{x.email}> — {city} ({z})" for x, (city, z) in zip(invite, where)] +
+        [f"- {fyi.name} — FYI only: keep them posted in the thread, no invite and no email.",
+         f"Candidate times, today ({today.isoformat()}), in my calendar's time zone ({mine}): {', '.join(f'{t} to {_end(t)}' for t in slots)}.",
+         "Rule: book the earliest candidate that falls between 08:00 and 18:00 local time for every attendee, 30 minutes, everyone invited, with each attendee's local time in the description.",
+         f"Then email each attendee separately, subject “{title}”, with the time in their own time zone and the invite link.",
+         "Finally post in the request's thread that the invites are out (with the email thread), and note the booked time on this roster with a link to that post."]))
+    # visit 2: every candidate converted to every attendee's zone
+    conv = p.visit("time")["convert"](ctx, mine, slots, [z for _, z in where])
+    assert all(conv[(t, z)][11:16] == local(t, z) for t in slots for _, z in where)
+    # visit 3: the call booked at the chosen slot
+    c = p.visit("calendar")
+    end = _end(chosen)
+    ev = ctx.call("create-event", calendarId="primary", summary=title, start=f"{today.isoformat()}T{chosen}:00", end=f"{today.isoformat()}T{end}:00",
+                  attendees=[{"email": x.email} for x in invite], description="Local times: " + ", ".join(f"{x.first} {conv[(chosen, zone_of[x.email])]}" for x in invite))
+    start, link = ev["start"]["dateTime"], ev["htmlLink"]
+    sel = {"collection": "events", "where": {"summary": title}}
+    c1 = p.require({**sel, "field": "start.dateTime"}, "eq", start, f"{title} is booked at {chosen} (my time), the earliest slot that suits everyone")
+    outside = sum(not "08:00" <= conv[(slots[0], z)][11:16] < "18:00" for _, z in where)     # attendees for whom the first candidate is outside 8-18
+    p.condition("first_slot_suits_all", outside, {"op": "lte", "value": 0}, outside == 0, [c1], [c1], visit=2)
+    # visit 4: one email each, with the attendee's local time and the invite link
+    m = p.visit("mail")
+    es, got = _observed(ctx, m["notify"], people=invite, subject=title, body=lambda x: f"Hi {x.first},\n\n{title} is at {conv[(chosen, zone_of[x.email])]} your time ({zone_of[x.email]}). Invite: {link}\n")
+    for s in es:
+        z = zone_of[s["person"].email]
+        p.require(s, "contains", conv[(chosen, z)], f"{s['person'].name} is told {conv[(chosen, z)]}, the time in {z}",
+                  rivals=[conv[(t, z)] for t in slots if t != chosen])
+    p.require({"collection": es[0]["collection"], "where": {"subject": title}}, "count_eq", len(invite), f"exactly the {len(invite)} attendees get the email")
+    p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, title))
+    p.members("attendees", [x.email for x in invite], [fyi.email])
+    p.require(es[0], "contains", link, f"{es[0]['person'].name}'s email carries the invite link")
+    mref = _ref(got)
+    # visit 5: the thread told the invites are out; visit 6: the roster notes the booked time, linking that post
+    back = p.visit("brief")
+    s, got = _observed(ctx, back["annotate"], title=title, text=f"Invites are out (email thread {mref}).")
+    p.require(s, "contains", mref, "the reply in the thread cites the invite emails")
+    ro = p.visit("roster")
+    tref = _ref(got)
+    s = ro["annotate"](ctx, title=roster_t, text=f"Booked for {chosen} ({mine}); see {tref}.")
+    p.require(s, "contains", tref, f"the roster notes the booking ({chosen}) with a link to the thread's post")
+    p.ask(chosen, "the final answer reports which candidate time was booked", rivals=[t for t in slots if t != chosen])
+    first = ph.pick("{b} wants {t} set up today.", "Could you book {t} for {b}?", "I need {t} on the calendar today — {b} asked.", b=boss.first, t=title)
+    middle = [ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
+                      "It should be the earliest candidate time that works for everyone in their own time zone.", "Working hours are 8 to 6 wherever each person is."),
+              ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."),
+              ph.maybe("The FYI person just needs an update, not an invite.", 0.5)]
+    last = ph.pick("Which of the times did you book?", "Tell me which slot it ended up in.")
+    p.u = ph.say(first, middle, last)
+
+ZONE_MEETING = Shape("zone_meeting", roles={"brief": ("doc", "annotate"), "roster": ("doc", "annotate")},
+                     fixed={"calendar": "calendar", "time": "time", "mail": "gmail"}, play=_play_zones, cites=("brief",))
+
+_ZONE_STORIES = [
+    ("partner_call", "sales", "Partner call", "attendees", "Attendees"),
+    ("vendor_kickoff", "procurement", "Vendor kickoff", "who's joining", "Joining"),
+    ("global_standup", "engineering", "Cross-region sync", "people", "People"),
+    ("candidate_interview", "hiring", "Panel interview", "panel", "Panel"),
+    ("board_prep_call", "finance", "Board prep call", "participants", "Participants"),
+    ("customer_qbr", "sales", "Quarterly business review", "attendees", "Attendees"),
+]
+for name, dom, call, roster, intro in _ZONE_STORIES:
+    register_scenario(Scenario(name, dom, ZONE_MEETING, {"call": call, "roster": roster, "intro": intro}))
+
+# --- shape 6: incident follow-up across the tracker, code hosting, chat and mail (dev) ----------------------------
+def _play_incident(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    lead = rng.choice(w.others)
+    n = rng.randint(100, 999)
+    people = rng.sample([x for x in w.others if x != lead], 4)
+    roles = ["paged"] * 3 + ["FYI"]
+    rng.shuffle(roles)
+    paged = [x for x, r in zip(people, roles) if r == "paged"]
+    fyi = next(x for x, r in zip(people, roles) if r == "FYI")
+    limit = rng.choice((3, 5))
+    reports = rng.randint(0, 2 * limit - 1)
+    sev1 = reports >= limit
+    team = w.teams[rng.randrange(len(w.teams))]
+    title = f"{st['kind']} #{n}: {st['what']}"
+    book_t = f"{st['runbook']} #{n}"
+    gh = beats_of(p.library["github"])
+    repo = gh["doc"].spot(ctx, title)
+    book_spot = _spot(p, "runbook", book_t)
+    ticket = f"Follow-up: {title}"
+    # visit 0: the request
+    b = p.visit("brief")
+    b["doc"](ctx, title=f"{st['kind']} #{n} follow-up", author=lead,
+             body=ph.pick("{t} is resolved. The follow-up is in “{r}” ({where}).", "We're done firefighting {t}; please do the follow-up as “{r}” ({where}) says.",
+                          t=title, r=book_t, where=book_spot["phrase"]))
+    # visit 1: the runbook: where the incident is, the severity rule, who is emailed
+    d = p.visit("runbook")
+    d["doc"](ctx, title=book_t, author=lead, spot=book_spot, body="\n".join([
+        f"After {st['kind'].lower()} “{title}” (its GitHub issue is in {repo['phrase']}):",
+        f"- Open a follow-up ticket for the owning team named in the issue, titled “{ticket}”. Priority 1 if the issue counts {limit} or more customer reports, otherwise priority 3.",
+        "- Comment the ticket's identifier on the GitHub issue and close it as completed.",
+        f"- Email each responder who was paged (not the FYI ones), subject “Postmortem: {title}”, with the ticket identifier.",
+        "- Reply in the thread with the ticket identifier and the thread of those emails."]))
+    # visit 2: the incident issue: responders and the number of customer reports
+    g = p.visit("github")
+    body = "\n".join([f"Impact: {st['what']}.", f"Owning team: {team.name} (team key {team.id}).", f"Customer reports: {reports}", "Responders:"] + [f"- {x.name} <{x.email}> ({r})" for x, r in zip(people, roles)])
+    g["doc"](ctx, title=title, body=body, author=lead, spot=repo)
+    # visit 3: the follow-up ticket
+    t = p.visit("tracker")
+    prio = 1 if sev1 else 3
+    got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description=f"Follow-up of {title}. Responders: " + ", ".join(x.name for x in paged), priority=prio)
+    ident = got["identifier"]
+    sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
+    cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the follow-up ticket has priority {prio} ({reports} customer reports, limit {limit})")
+    p.condition("sev1", reports, {"op": "gte", "value": limit}, sev1, [cp], [cp], visit=2)
+    # visit 4: the issue commented and closed
+    g2 = p.visit("github")
+    cl = g2["close"](ctx, title, f"Follow-up ticket: {ident}")
+    p.require(cl["comment"], "contains", ident, f"the GitHub issue carries the ticket identifier {ident}")
+    p.require(cl["state"], "eq", "closed", f"the GitHub issue “{title}” is closed")
+    # visit 5: one email per paged responder
+    m = p.visit("mail")
+    subj = f"Postmortem: {title}"
+    es, got = _observed(ctx, m["notify"], people=paged, subject=subj, body=lambda x: f"Hi {x.first},\n\nThanks for jumping on {title}. Follow-up ticket: {ident}.\n")
+    for s in es: p.require(s, "contains", ident, f"{s['person'].name} (paged) is emailed the ticket identifier")
+    p.require({"collection": es[0]["collection"], "where": {"subject": subj}}, "count_eq", len(paged), f"exactly the {len(paged)} paged responders get the email")
+    p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, subj))
+    p.members("paged_responders", [x.email for x in paged], [fyi.email])
+    mref = _ref(got)
+    # visit 6: the thread
+    back = p.visit("brief")
+    s = back["annotate"](ctx, title=f"{st['kind']} #{n} follow-up", text=f"Follow-up ticket {ident}; responders emailed (thread {mref}).")
+    p.require(s, "contains", ident, f"the reply in the thread gives the ticket identifier {ident}")
+    p.require(s, "contains", mref, "the reply in the thread cites the responders' emails")
+    p.ask(ident, "the final answer reports the follow-up ticket's identifier")
+    first = ph.pick("{l} asked me to wrap up {t}.", "Could you do the follow-up for {t}? {l} is busy.", "{t} is over and {l} wants the follow-up done.",
+                    l=lead.first, t=f"{st['kind'].lower()} #{n}")
+    middle = [ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
+                      "Our runbook decides the priority and who hears about it.", "The runbook applies; the incident's own issue has what you need."),
+              ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people.", ""),
+              ph.maybe("Close the loop on the original issue too.", 0.5)]
+    last = ph.pick("What's the follow-up ticket's number?", "Send me the follow-up ticket id when done.")
+    p.u = ph.say(first, middle, last)
+
+INCIDENT = Shape("incident_followup", roles={"brief": ("doc", "annotate"), "runbook": ("doc",)},
+                 fixed={"github": "github", "tracker": "linear", "mail": "gmail"}, play=_play_incident)
+
+_INCIDENT_STORIES = [
+    ("outage_followup", "devops", "Outage", "checkout returned errors for twenty minutes", "Incident runbook"),
+    ("data_delay_followup", "data", "Data delay", "the nightly report arrived six hours late", "Data incident runbook"),
+    ("security_alert_followup", "security", "Security alert", "a leaked token was rotated", "Security runbook"),
+    ("release_regression", "devops", "Regression", "the last release broke login on mobile", "Release runbook"),
+    ("billing_bug_followup", "finance", "Billing bug", "some invoices were sent twice", "Billing incident runbook"),
+    ("search_degradation", "engineering", "Degradation", "search was slow for an hour", "On-call runbook"),
+]
+for name, dom, kind, what, book in _INCIDENT_STORIES:
+    register_scenario(Scenario(name, dom, INCIDENT, {"kind": kind, "what": what, "runbook": book}))

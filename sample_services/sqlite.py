@@ -530,3 +530,27 @@ def amend_step(ctx, value, want):
 
 amend_step.after = "log"      # the planner puts `amend` only on a revisit that follows a `log` visit (author.step_after)
 log_step.then = "amend"       # ... and `log` only where a later visit re-reads that note with `amend` (author.step_then)
+
+
+# --- scenario beats (compoworld_nb.scenario) ------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "stock")
+def stock_beat(ctx, category: str) -> list[dict]:
+    "Read every product of `category` with its stock (the reference's SELECT); `[{id, name, stock}]` in id order, as observed."
+    got = ctx.call("read_query", query=f"SELECT id, name, stock FROM products WHERE category = {_lit(category)} ORDER BY id")
+    assert got, f"no products in category {category!r}"
+    return [{"id": r["id"], "name": r["name"], "stock": r["stock"]} for r in got]
+
+stock_beat.categories = lambda ctx: sorted({r.values["category"] for r in ctx.state("sqlite").rows.values() if r.table == "products"})
+
+@add_beat(service, "restock")
+def restock_beat(ctx, ids: list, add: int) -> list[dict]:
+    "Add `add` units to the stock of each product in `ids` (one UPDATE); one `{id, collection, where, field}` selector per product."
+    ctx.call("write_query", query=f"UPDATE products SET stock = stock + {int(add)} WHERE id IN ({', '.join(str(int(i)) for i in ids)})")
+    return [{"id": i, "collection": "rows", "where": {"table": "products", "values.id": i}, "field": "values.stock"} for i in ids]
+
+def _restock_mistake(ctx, pid: int, add: int) -> dict:
+    "The plausible mistake a product left alone guards against: restocking it too."
+    return {"tool": "sqlite.write_query", "arguments": {"query": f"UPDATE products SET stock = stock + {int(add)} WHERE id = {int(pid)}"}}
+restock_beat.mistake = _restock_mistake

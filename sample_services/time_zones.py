@@ -66,3 +66,17 @@ def convert_time(s: TimeState,
     b = a.astimezone(dst)
     return {"source": _info(a, source_timezone.strip()), "target": _info(b, target_timezone.strip()),
             "time_difference": _offset_h(b.utcoffset() - a.utcoffset())}
+
+
+# --- scenario beats (compoworld_nb.scenario) ------------------------------------------------------
+from compoworld_nb.service import add_beat
+
+@add_beat(service, "convert")
+def convert_beat(ctx, source: str, times: list[str], zones: list[str]) -> dict:
+    "Convert each clock time of `times` (today, in zone `source`) to each zone of `zones`: `{(time, zone): ISO local date-time}` as observed."
+    out = {}
+    for t in times:
+        for z in dict.fromkeys(zones):
+            got = ctx.call("convert_time", source_timezone=source, time=t, target_timezone=z)
+            out[(t, z)] = got["target"]["datetime"]
+    return out

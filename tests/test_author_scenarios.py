@@ -1,5 +1,5 @@
 "Scenario tasks (issue 20): admitted, goal-level, conditions both ways, sets and exclusions checked, no reward for guessing."
-import random
+import random, re
 import pytest
 from compoworld_nb.author import default_library, default_scenarios, scenario_task, generate_tasks, AuthoringError
 from compoworld_nb.scenario import sentences, step_like, bind_roles, SCENARIOS
@@ -19,11 +19,21 @@ def _tasks(seeds, names=None):
 WEATHER = _tasks(range(12), ["community_meetup", "volunteer_day", "hackathon"])
 LISTS = _tasks(range(12), ["hiring_loop", "invoice_chasing", "release_notes"])
 
-def test_library_has_40_scenarios_over_two_shapes_all_castable():
-    assert len(SCS) >= 40 and {sc.shape.name for sc in SCS.values()} == {"weather_event", "list_followup"}
+SHAPES = {"weather_event", "list_followup", "order_problem", "db_restock", "zone_meeting", "incident_followup"}
+
+def test_library_has_40_scenarios_over_six_shapes_all_castable():
+    assert len(SCS) >= 40 and {sc.shape.name for sc in SCS.values()} == SHAPES
+    per = {sh: sum(sc.shape.name == sh for sc in SCS.values()) for sh in SHAPES}
+    assert min(per.values()) >= 6, per
     for sc in SCS.values():
         cast = bind_roles(sc.shape, LIB, random.Random(0))
         assert cast is not None and len(set(cast.values())) == sc.shape.k == 5
+
+def test_a_cites_role_is_never_cast_to_a_service_whose_write_gives_no_reference():
+    "The case log of an order problem must give a reference the thread reply cites: memory and filesystem (no_reference) are never cast."
+    sh = SCS["order_problem_chat"].shape
+    logs = {bind_roles(sh, LIB, random.Random(s))["log"] for s in range(40)}
+    assert logs and not logs & {"memory", "filesystem"} and len(logs) >= 3
 
 def test_scenario_tasks_pass_every_admission_rule():
     assert len(WEATHER) == 12 and len(LISTS) == 12
@@ -94,6 +104,54 @@ def test_generate_tasks_mixes_scenarios_with_a_small_share_of_token_chain():
     assert {t.meta["scenario"] for t in ts2} == {"token_chain"}
     with pytest.raises(ValueError, match="chain_share"): generate_tasks(1, 0, LIB, WORLD, chain_share=1.5)
     with pytest.raises(ValueError, match="scenarios"): generate_tasks(1, 0, LIB, WORLD, scenarios="bogus")
+
+def _shape_tasks(shape, seeds):
+    return _tasks(seeds, [n for n, sc in SCS.items() if sc.shape.name == shape])
+
+ORDERS, RESTOCK, ZONES, INCIDENTS = (_shape_tasks(sh, range(10)) for sh in ("order_problem", "db_restock", "zone_meeting", "incident_followup"))
+
+def test_new_shapes_are_admitted_and_goal_level():
+    assert len(ORDERS) >= 9 and len(RESTOCK) >= 7 and len(ZONES) >= 9 and len(INCIDENTS) >= 9
+    for t in ORDERS + RESTOCK + ZONES + INCIDENTS:
+        assert admission_errors(t, LIB) == [], t.meta["scenario"]
+        assert (t.meta["K"], t.meta["L"], t.meta["revisits"]) == (5, 7, 2) and t.meta["shape"] == SCS[t.meta["scenario"]].shape.name
+        assert not any(step_like(s) for s in sentences(t.u)), t.u
+        goal = [c for c in t.rubric if c["kind"] in ("state", "output")]
+        assert len(goal) >= 5 and len({c.get("service") for c in goal if c["kind"] == "state"}) >= 3
+
+def test_each_new_shape_takes_both_branches_of_its_condition_across_seeds():
+    "order: delivered -> return (else cancel); restock: below the level -> restocked, the nearest above untouched; approval by count; zones: the first slot suits all or not; incident: SEV1 by reports."
+    def outcomes(ts, prefix): return {k["outcome"] for t in ts for k in t.meta["conditions"] if k["name"].startswith(prefix)}
+    assert outcomes(ORDERS, "order_") == {True, False}
+    assert outcomes(RESTOCK, "restock_") == {True, False} and outcomes(RESTOCK, "needs_approval") == {True, False}
+    assert outcomes(ZONES, "first_slot") == {True, False}
+    assert outcomes(INCIDENTS, "sev1") == {True, False}
+
+def test_order_problem_rubric_checks_each_order_by_its_status():
+    for t in ORDERS:
+        crit = {c["id"]: c for c in t.rubric}
+        for k in t.meta["conditions"]:
+            c = crit[k["against"][0]]
+            assert (c["service"], c["field"], c["value"]) == ("retail", "status", "return requested" if k["outcome"] else "cancelled")
+        keep = t.meta["sets"][0]["excluded"][0]
+        assert any(c["kind"] == "unchanged" and c["where"] == {"order_id": keep} for c in t.rubric)
+        assert any(m["criterion"] and m["tool"].startswith("retail.") for m in t.meta["mistakes"])
+
+def test_restock_leaves_the_product_at_the_level_alone_and_a_restock_of_it_fails():
+    from compoworld_nb.admission import Admission
+    from compoworld_nb.probe import env_call
+    t = RESTOCK[0]
+    a = Admission(t, LIB)
+    m = next(m for m in t.meta["mistakes"] if m["tool"] == "sqlite.write_query")
+    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
+    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
+
+def test_zone_meeting_emails_each_attendee_their_own_local_time():
+    for t in ZONES:
+        mails = [c for c in t.rubric if c["service"] == "gmail" and c["op"] == "contains" and "the time in" in c["description"]]
+        assert len(mails) == 3 and len({c["value"] for c in mails}) >= 1
+        assert all(re.match(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00[+-]\d{2}:\d{2}$", c["value"]) for c in mails)
 
 def test_same_seed_same_task_bytes():
     a, b = _tasks([5]), _tasks([5])
