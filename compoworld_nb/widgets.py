@@ -41,6 +41,7 @@ def figure_output(fig: Figure, # the figure to render
     return {"output_type": "display_data", "metadata": {},
             "data": {"image/png": base64.b64encode(buf.getvalue()).decode("ascii"), "text/plain": f"<Figure {w:g}x{h:g} in>"}}
 
+# %% ../nbs/50_widgets.ipynb #86506869
 def show_figure(out: W.Output, fig: Figure, dpi: int = 90) -> None:
     "Replace the contents of the `Output` widget `out` with `fig` as a PNG."
     out.outputs = (figure_output(fig, dpi),)
@@ -50,13 +51,16 @@ _COLORS = {"added": "#dafbe1", "removed": "#ffebe9", "changed": "#fff8c5"}
 _TABLE = "border-collapse:collapse;font-size:12px;font-family:ui-monospace,monospace"
 _TD = "border:1px solid #d0d7de;padding:2px 6px;vertical-align:top"
 
+# %% ../nbs/50_widgets.ipynb #23659c1b
 def _text(v: Any, maxlen: int = 60) -> str:
     "A value as short escaped text: strings as they are, everything else as canonical JSON."
     s = v if isinstance(v, str) else canonical_json(v)
     return html.escape(s if len(s) <= maxlen else s[: maxlen - 1] + "…")
 
+# %% ../nbs/50_widgets.ipynb #078f3096
 def _dump(rec) -> dict: return rec.model_dump(mode="json") if hasattr(rec, "model_dump") else dict(rec)
 
+# %% ../nbs/50_widgets.ipynb #3568abd9
 def records_html(state, # one service's state (a `State`), or None for a service that is absent
                  collection: str, # a record collection of that state, e.g. "messages"
                  changes: list[dict] | None = None, # `compose.diff` entries; those for this collection are highlighted
@@ -100,6 +104,7 @@ def records_html(state, # one service's state (a `State`), or None for a service
     return (f"<div style='font-size:12px;color:#57606a'>{cap}</div>"
             f"<div style='overflow-x:auto'><table style='{_TABLE}'><tr>{head}</tr>{''.join(rows)}</table></div>")
 
+# %% ../nbs/50_widgets.ipynb #e6eb7e0c
 def diff_html(changes: list[dict], # `compose.diff(a, b)` entries
               max_rows: int = 40, # at most this many changes listed
              ) -> str: # an HTML table (or a 'no change' line)
@@ -126,6 +131,7 @@ def _walk_layout(G: DependencyGraph) -> dict:
         pos[n] = (-1.2 + 2.4 * (i + 0.5) / len(G.distractors), -1.35)
     return pos
 
+# %% ../nbs/50_widgets.ipynb #73aceabf
 def draw_walk(G: DependencyGraph, # the walk's dependency graph (C, walk, distractors)
               upto: int | None = None, # show visits 0..upto (edges ℓ→ℓ+1 with ℓ < upto); None = the whole walk
               figsize: tuple = (6.0, 4.4), # inches
@@ -174,6 +180,7 @@ def _chips(G: DependencyGraph, pos: int) -> str:
                    f"background:{bg};color:{fg};font-size:12px'>{i}: {html.escape(s)}{' ↺' if rev else ''}</span>")
     return "".join(out)
 
+# %% ../nbs/50_widgets.ipynb #ee2ef72f
 class WalkStepper(W.VBox):
     "Sample C, distractors and an environment walk (Eq. 3) from a seed and step along it, drawing the dependency graph as it grows."
     def __init__(self, library: dict | None = None, # name -> Service; None = the shipped library (`author.default_library`)
@@ -286,6 +293,7 @@ def _call_text(c: dict) -> str:
         return f"call_tool {a.get('tool')} {canonical_json(a.get('arguments', {}))}"
     return f"{c.get('name')} {canonical_json(a) if a is not None else ''}"
 
+# %% ../nbs/50_widgets.ipynb #eeb8a2c5
 class JointStateInspector(W.VBox):
     "Step through joint states call by call: the call and observation, the diff (added / removed / changed records) and per-service record tables."
     def __init__(self, task: Task | None = None, # the task to replay (with `library`)
@@ -400,11 +408,12 @@ def parse_value(text: str, # the text of a value box
     except json.JSONDecodeError:
         raise ValueError(f"{name}={text!r} is not JSON; write a string in double quotes: {json.dumps(text, ensure_ascii=False)}") from None
 
-
+# %% ../nbs/50_widgets.ipynb #29132d36
 def load_criterion(d: dict) -> Criterion:
     "`Criterion.load(d)` (fast enough to re-validate on every keystroke); raises ValueError naming the criterion and the schema path."
     return Criterion.load(d)   # CriterionError (a ValueError) names the criterion, the field and the problem
 
+# %% ../nbs/50_widgets.ipynb #adb52ab8
 def _describe(c: Criterion) -> str:
     "A one-line reading of a criterion: kind, target and field."
     where = ",".join(f"{k}={_text(v, 30)}" for k, v in c.where.items())
@@ -548,6 +557,7 @@ class RubricEditor(W.VBox):
 class TrainingStopped(Exception):
     "A runner may raise this to end a run at the stop button's request without a result (the monitor reports it as stopped, nothing saved)."
 
+# %% ../nbs/50_widgets.ipynb #a055fb38
 def stop_callback(stop: threading.Event, # set it to end training after the current optimizer step
                   on_log: Callable[[dict], None] | None = None, # called with every trainer log dict, plus `step`
                  ):
@@ -561,6 +571,7 @@ def stop_callback(stop: threading.Event, # set it to end training after the curr
             if on_log is not None and logs: on_log({"step": state.global_step, **logs})
     return StopOnEvent()
 
+# %% ../nbs/50_widgets.ipynb #e16cd71d
 def train_runner(model_dir, # local HF model directory to start from (e.g. `tinymodel.build_tiny_model`'s)
                  sft_data=None, # SFT rows or Dataset (`data.sft_rows`); None: no SFT mode
                  grpo_data=None, # GRPO rows or Dataset (`data.grpo_rows`); None: no GRPO mode
@@ -588,6 +599,7 @@ def train_runner(model_dir, # local HF model directory to start from (e.g. `tiny
 # %% ../nbs/50_widgets.ipynb #bdde6df5
 _KINDS = {"state": "goal", "unchanged": "collateral", "output": "output"}
 
+# %% ../nbs/50_widgets.ipynb #084d7f29
 def criterion_pass_rates(entry: dict, # one GRPO history entry (with `groups`: task_id and b per group)
                          tasks: dict | None = None, # task_id -> Task, to group criteria by kind
                         ) -> dict[str, float]: # label -> pass rate in [0, 1]
@@ -603,6 +615,7 @@ def criterion_pass_rates(entry: dict, # one GRPO history entry (with `groups`: t
         for j, lab in enumerate(labels): acc.setdefault(lab, []).extend(b[:, j].tolist())
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
+# %% ../nbs/50_widgets.ipynb #c7391fff
 def plot_training(history: list[dict], # step entries (GRPO: reward_mean, reward_std, groups; SFT: loss)
                   mode: str = "grpo", # "sft" or "grpo"
                   tasks: dict | None = None, # task_id -> Task, for pass rates by criterion kind
