@@ -12,7 +12,7 @@ from typing import Any, Iterable
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from .core import *
 from .service import Service, State, Tool, cow_view, commit_view, to_jsonable
-from .state import has, read
+from .state import entries, has, read
 from .llm import LLMError, chat, llm_config, make_client
 
 # %% auto #0
@@ -150,7 +150,7 @@ def apply_update(state: State,               # the service's current state (neve
                 raise WorldModelReject(f"{here}: the record's id {getattr(rec, 'id')!r} differs from the id it is stored under")
             coll[rid] = rec
     commit_view(new)
-    try: cls.model_validate({k: (dict(v) if k in cols and isinstance(v, dict) else v) for k, v in new.__dict__.items()})
+    try: cls.model_validate({k: (dict(entries(new, k)) if k in cols and v is not None else v) for k, v in new.__dict__.items()})
     except ValidationError as e: raise WorldModelReject(f"the updated state is invalid: {_why(e)}") from None
     return new
 
