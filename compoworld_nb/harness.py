@@ -54,7 +54,8 @@ class MetaToolEnv:
 
     def describe_tool(self, tool: str) -> dict:
         try: t = self.env.get_tool(tool)
-        except (KeyError, ValueError) as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
+        except ValueError as e: return err(400, str(e), "tool")            # not 'service.tool': the 400 that call_tool gives
+        except KeyError as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
         d = {"tool": tool, "description": t.description, "parameters": t.parameters}
         if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
         return ok(d)
