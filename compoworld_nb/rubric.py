@@ -265,7 +265,7 @@ def _plain_fields(cls: type) -> frozenset:
         _PLAIN[cls] = s
     return s
 
-# %% ../nbs/07_rubric.ipynb #174d9664
+# %% ../nbs/07_rubric.ipynb #3c52ca1f
 class _CriterionScorer:
     "b of one criterion over many final joint states that share one s0 (the values of `check`)."
     def __init__(self, c: Criterion, s0: JointState, diff_of: Callable, dumps: dict):
@@ -277,14 +277,14 @@ class _CriterionScorer:
         self.bases: dict[int, tuple] = {}    # id(s0 collection) -> (collection, matching ids, passing ids, failing ids)
         self.n0: tuple | None = None         # (s0's service state, its `narrow`ed stand-in) for the plain path
 
-# %% ../nbs/07_rubric.ipynb #df6584ea
+# %% ../nbs/07_rubric.ipynb #1c557e80
 @patch
 def _dump(self: _CriterionScorer, r):
     e = self.dumps.get(id(r))
     if e is None or e[0] is not r: e = self.dumps[id(r)] = (r, r.model_dump(mode="json") if hasattr(r, "model_dump") else r)
     return e[1]
 
-# %% ../nbs/07_rubric.ipynb #fb1843d6
+# %% ../nbs/07_rubric.ipynb #02f44aab
 @patch
 def _get(self: _CriterionScorer, r, path):
     "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
@@ -298,7 +298,7 @@ def _get(self: _CriterionScorer, r, path):
         if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
     return get_path(self._dump(r), path)
 
-# %% ../nbs/07_rubric.ipynb #e9473e4e
+# %% ../nbs/07_rubric.ipynb #bd2b667f
 @patch
 def _rec(self: _CriterionScorer, r) -> tuple[bool, Any]:
     e = self.recs.get(id(r))
@@ -313,7 +313,7 @@ def _rec(self: _CriterionScorer, r) -> tuple[bool, Any]:
     self.recs[id(r)] = (r, m, p)
     return m, p
 
-# %% ../nbs/07_rubric.ipynb #a342c717
+# %% ../nbs/07_rubric.ipynb #28161bfc
 @patch
 def _base(self: _CriterionScorer, s0t: dict) -> tuple:
     "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
@@ -326,7 +326,7 @@ def _base(self: _CriterionScorer, s0t: dict) -> tuple:
     e = self.bases[id(s0t)] = (s0t, match, good, bad)
     return e
 
-# %% ../nbs/07_rubric.ipynb #2ac66790
+# %% ../nbs/07_rubric.ipynb #4d7e766e
 @patch
 def score(self: _CriterionScorer, final: JointState, answer: str | None) -> int:
     c = self.c
@@ -340,7 +340,7 @@ def score(self: _CriterionScorer, final: JointState, answer: str | None) -> int:
     self.states[id(st)] = (st, b)
     return b
 
-# %% ../nbs/07_rubric.ipynb #7d984d13
+# %% ../nbs/07_rubric.ipynb #7447cc82
 @patch
 def _plain(self: _CriterionScorer, st) -> int:
     "The plain definition, `check`, on the records of `st` (and of s0) that may match `where` (`narrow`)."
@@ -349,14 +349,14 @@ def _plain(self: _CriterionScorer, st) -> int:
     if e is None or e[0] is not s0st: e = self.n0 = (s0st, narrow(s0st, c))
     return check(c, {c.service: narrow(st, c)}, {c.service: e[1]}, None)
 
-# %% ../nbs/07_rubric.ipynb #09b5da49
+# %% ../nbs/07_rubric.ipynb #22fe36d2
 @patch
 def _table(self: _CriterionScorer, st):
     if st is None or self.c.collection not in _collection_set(type(st)): return None
     t = st.__dict__.get(self.c.collection)
     return t if isinstance(t, Mapping) else None
 
-# %% ../nbs/07_rubric.ipynb #6485415a
+# %% ../nbs/07_rubric.ipynb #b24f3d3c
 @patch
 def _score(self: _CriterionScorer, final: JointState, st) -> int:
     c = self.c
@@ -375,7 +375,7 @@ def _score(self: _CriterionScorer, final: JointState, st) -> int:
     if c.op == "absent": return int(all(touched) and all(k in D for k in bad))
     return int(any(touched) or any(k not in D for k in good))
 
-# %% ../nbs/07_rubric.ipynb #0fd8a7fd
+# %% ../nbs/07_rubric.ipynb #a8a35ab2
 @patch
 def _unchanged(self: _CriterionScorer, ft: dict, s0t: dict, D: set, match: set) -> int:
     "An `unchanged` criterion whose matching records differ: compare the matching records in dict order, as `check` does."
@@ -392,7 +392,7 @@ def _unchanged(self: _CriterionScorer, ft: dict, s0t: dict, D: set, match: set) 
         if canonical_json(vx) != canonical_json(vy): return 0
     return 1
 
-# %% ../nbs/07_rubric.ipynb #116fa948
+# %% ../nbs/07_rubric.ipynb #bc92f4ec
 class FinalScorer:
     """Scores final joint states of rollouts from one s0 against one rubric; each row equals `rubric.score(final, s0, answer)`.
     Work is shared across the finals scored (records of s0 are evaluated once per criterion, service states a rollout
@@ -406,7 +406,7 @@ class FinalScorer:
         self.scorers = [_CriterionScorer(c, s0, self._diff_of, self._dumps) for c in self.rubric.criteria]
         self._other: dict[int, tuple] = {}   # id(criterion) -> (criterion, its scorer), for criteria outside the rubric
 
-# %% ../nbs/07_rubric.ipynb #e3648ed0
+# %% ../nbs/07_rubric.ipynb #8a2116f6
 @patch
 def _diff_of(self: FinalScorer, ft: dict, s0t: dict) -> set | None:
     "Ids whose record differs (by identity) between a final collection and s0's, or None without a common lineage."
@@ -416,14 +416,14 @@ def _diff_of(self: FinalScorer, ft: dict, s0t: dict) -> set | None:
     self._diffs[(id(ft), id(s0t))] = (ft, s0t, d)
     return d
 
-# %% ../nbs/07_rubric.ipynb #ac8548ab
+# %% ../nbs/07_rubric.ipynb #a6a4382a
 @patch
 def _trim(self: FinalScorer) -> None:
     if len(self._diffs) + len(self._dumps) + len(self._other) + sum(len(s.states) for s in self.scorers) > self.max_memo:
         self._diffs.clear(); self._dumps.clear(); self._other.clear()
         for s in self.scorers: s.states.clear(); s.recs.clear()   # what s0 alone determines (`bases`) stays
 
-# %% ../nbs/07_rubric.ipynb #bbfe01ec
+# %% ../nbs/07_rubric.ipynb #5978a8a9
 @patch
 def b(self: FinalScorer, c: Criterion, final: JointState, answer: str | None = None) -> int:
     "b of one criterion `c` on `final`: a criterion of this rubric, or any other over the same s0 (a candidate an author tries); its work is memoised while `c` lives."
@@ -434,14 +434,14 @@ def b(self: FinalScorer, c: Criterion, final: JointState, answer: str | None = N
     if e is None or e[0] is not c: e = self._other[id(c)] = (c, _CriterionScorer(c, self.s0, self._diff_of, self._dumps))
     return e[1].score(final, answer)
 
-# %% ../nbs/07_rubric.ipynb #a8babea8
+# %% ../nbs/07_rubric.ipynb #a6b0d469
 @patch
 def score(self: FinalScorer, final: JointState, answer: str | None = None) -> list[int]:
     "b_i: the (M,) 0/1 list for one final joint state and final answer."
     self._trim()
     return [s.score(final, answer) for s in self.scorers]
 
-# %% ../nbs/07_rubric.ipynb #ab8b080c
+# %% ../nbs/07_rubric.ipynb #874aa0ad
 @patch
 def matrix(self: FinalScorer, finals: list[JointState], answers: list[str | None] | None = None) -> np.ndarray:
     "(N, M) int64 pass matrix of `finals` (ValueError if `answers` has the wrong length)."
