@@ -502,26 +502,17 @@ def register_train_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     return train_handler
 
 # %% ../nbs/18_cli.ipynb #011e2bb5
-def _read_jsonl(path: str, flag: str) -> list[dict]:
-    "JSON objects, one per line, from `path`; `TrainArgError` naming the flag, file and line on any problem."
-    p = Path(path)
-    if not p.is_file(): raise TrainArgError(f"{flag} {path!r} is not a file")
-    rows = []
-    for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip(): continue
-        try: r = json.loads(line)
-        except ValueError as e: raise TrainArgError(f"{flag} {path!r}: line {i} is not JSON ({e})") from None
-        if not isinstance(r, dict): raise TrainArgError(f"{flag} {path!r}: line {i} is not a JSON object")
-        rows.append(r)
-    if not rows: raise TrainArgError(f"{flag} {path!r} holds no rows")
-    return rows
+from .trajectory import read_jsonl, JsonlError, _why   # the one JSONL reader and its one-line reasons
+def _json_object(line: str) -> dict:
+    "One JSONL row that must be a JSON object (ValueError otherwise)."
+    r = json.loads(line)
+    if not isinstance(r, dict): raise ValueError("not a JSON object")
+    return r
 
-def _why(e: Exception) -> str:
-    "One line for a pydantic validation error: the first problem's field and message, and how many more there are."
-    errs = e.errors() if hasattr(e, "errors") else []
-    if not errs: return str(e).splitlines()[0]
-    loc = ".".join(str(x) for x in errs[0].get("loc", ())) or "record"
-    return f"{loc}: {errs[0].get('msg', 'invalid')}" + (f" (and {len(errs) - 1} more)" if len(errs) > 1 else "")
+def _read_jsonl(path: str, flag: str) -> list[dict]:
+    "JSON objects, one per line, from `path` (the one reader, `trajectory.read_jsonl`); `TrainArgError` naming the flag, file and line on any problem."
+    try: return read_jsonl(path, _json_object, name=flag)
+    except JsonlError as e: raise TrainArgError(str(e)) from None
 
 def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT rows
                   tools: list[dict],  # meta-tool schemas for rows that carry none (use `env_tool_schemas`)

@@ -12,7 +12,7 @@ from typing import Any, Callable
 import numpy as np
 from pydantic import ValidationError
 from .core import *
-from .trajectory import Trajectory, save_jsonl
+from .trajectory import Trajectory, save_jsonl, read_jsonl, JsonlError
 from .task import Task, materialize_s0
 from . import rewards
 from .policies import HFPolicy, OpenAIPolicy, make_policy
@@ -47,24 +47,12 @@ def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Tas
     """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
     and its s0 hash). EvaluateError naming the file, the line and what is wrong (and how many other lines are bad), a
     file that is not UTF-8 text, or an empty file; a bad line is never skipped silently."""
-    p = Path(path)
-    if not p.is_file(): raise EvaluateError(f"--tasks {str(path)!r} does not exist or is not a file")
-    try: raw = p.read_bytes()
-    except OSError as e: raise EvaluateError(f"--tasks {str(path)!r} cannot be read: {e.strerror or e}") from None
-    out, bad = [], []
-    for i, b in enumerate(raw.split(b"\n"), 1):
-        try: line = b.decode("utf-8")
-        except UnicodeDecodeError as e: bad.append((i, f"not UTF-8 text (byte {e.start + 1})")); continue
-        if not line.strip(): continue
+    def parse(line: str) -> Task:
         t, why = _task_problem(line, library)
-        if why: bad.append((i, why))
-        else: out.append(t)
-    if bad:
-        i, why = bad[0]
-        more = f" ({len(bad) - 1} more bad line{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
-        raise EvaluateError(f"--tasks {str(path)!r} line {i}: {why}{more}")
-    if not out: raise EvaluateError(f"--tasks {str(path)!r} holds no tasks")
-    return out
+        if why: raise ValueError(why)
+        return t
+    try: return read_jsonl(path, parse, name="--tasks", what="tasks")      # the one JSONL reader (trajectory.read_jsonl)
+    except JsonlError as e: raise EvaluateError(str(e)) from None
 
 # %% ../nbs/14_evaluate.ipynb #078092d7
 def task_domains(task: Task, library: dict) -> list[str]:

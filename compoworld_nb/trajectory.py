@@ -13,7 +13,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from .core import canonical_json
 
 # %% auto #0
-__all__ = ['TrajectoryStep', 'Trajectory', 'simulated_trajectory_share', 'save_jsonl', 'load_trajectories']
+__all__ = ['TrajectoryStep', 'Trajectory', 'simulated_trajectory_share', 'save_jsonl', 'JsonlError', 'read_jsonl',
+           'load_trajectories']
 
 # %% ../nbs/06_trajectory.ipynb #8b4eccd4
 class TrajectoryStep(BaseModel):
@@ -68,7 +69,47 @@ def save_jsonl(path: str | Path, rows: Iterable, append: bool = False) -> int:
             f.write((r.to_jsonl() if hasattr(r, "to_jsonl") else canonical_json(r)) + "\n"); n += 1
     return n
 
+# %% ../nbs/06_trajectory.ipynb #63c142f3
+class JsonlError(ValueError):
+    "A JSONL file that cannot be read as the rows asked for; the message names the file and, for a bad line, its number (1-based) and what is wrong."
+
+def _why(e: Exception) -> str:
+    "One line for why a row was refused: a pydantic error's first field and message (and how many more), JSON's own message, else the exception's first line."
+    if hasattr(e, "errors") and callable(e.errors):
+        errs = e.errors()
+        if errs:
+            loc = ".".join(str(x) for x in errs[0].get("loc", ())) or "row"
+            if errs[0].get("type") == "json_invalid": return f"not JSON ({errs[0].get('ctx', {}).get('error', errs[0]['msg'])})"
+            return f"{loc}: {errs[0].get('msg', 'invalid')}" + (f" (and {len(errs) - 1} more)" if len(errs) > 1 else "")
+    if isinstance(e, json.JSONDecodeError): return f"not JSON ({e})"
+    s = str(e)
+    return s.splitlines()[0][:200] if s else type(e).__name__
+
+def read_jsonl(path: str | Path, parse=json.loads, name: str = "", what: str = "rows", empty_ok: bool = False) -> list:
+    """The rows of a UTF-8 JSONL file: each non-blank line parsed by `parse` (default `json.loads`; a model's
+    `model_validate_json` reads models; any callable that raises on a bad line), in file order. JsonlError naming
+    `name` (a flag such as `--tasks`, or nothing) and the path: a missing file; the first bad line (1-based) and why
+    (not UTF-8 text, not JSON, refused by `parse`), with the count of the other bad lines; a file with no rows (unless
+    `empty_ok`). A bad line is never skipped."""
+    p, label = Path(path), f"{name} {str(path)!r}".strip()
+    if not p.is_file(): raise JsonlError(f"{label} " + ("is not a file" if p.exists() else "does not exist"))
+    try: raw = p.read_bytes()
+    except OSError as e: raise JsonlError(f"{label} cannot be read: {e.strerror or e}") from None
+    out, bad = [], []
+    for i, b in enumerate(raw.split(b"\n"), 1):
+        try: line = b.decode("utf-8")
+        except UnicodeDecodeError as e: bad.append((i, f"not UTF-8 text (byte {e.start + 1})")); continue
+        if not line.strip(): continue
+        try: out.append(parse(line))
+        except Exception as e: bad.append((i, _why(e)))
+    if bad:
+        i, why = bad[0]
+        more = f" ({len(bad) - 1} more bad line{'s' if len(bad) > 2 else ''})" if len(bad) > 1 else ""
+        raise JsonlError(f"{label} line {i}: {why}{more}")
+    if not out and not empty_ok: raise JsonlError(f"{label} holds no {what}")
+    return out
+
 # %% ../nbs/06_trajectory.ipynb #b584c5cd
 def load_trajectories(path: str | Path) -> list[Trajectory]:
-    "Read a trajectories JSONL file (raises pydantic ValidationError naming the bad field)."
-    return [Trajectory.model_validate_json(l) for l in Path(path).read_text(encoding="utf-8").splitlines() if l.strip()]
+    "The trajectories of a JSONL file (`read_jsonl`; an empty file holds none); JsonlError naming the bad line and its bad field."
+    return read_jsonl(path, Trajectory.model_validate_json, what="trajectories", empty_ok=True)

@@ -65,4 +65,4 @@ def test_train_is_dispatched_to_the_training_layer(tmp_path, capsys):
     out = tmp_path / "model"
     assert main(["train", "sft", "--data", str(tmp_path / "none.jsonl"), "--model", "tiny", "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == [f"compoworld: error: --data {str(tmp_path / 'none.jsonl')!r} is not a file"] and not out.exists()
+    assert err == [f"compoworld: error: --data {str(tmp_path / 'none.jsonl')!r} does not exist"] and not out.exists()

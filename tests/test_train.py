@@ -327,9 +327,9 @@ def test_train_cli_bad_values_exit_2_with_one_line(tiny, tmp_path):
         (["sft", "--model", str(tmp_path / "none"), "--data", str(rows), "--out", str(tmp_path / "o")],
          f"--model '{tmp_path / 'none'}' is not a model directory (no config.json); use --model tiny to build one"),
         (["sft", "--model", str(tiny), "--data", str(tmp_path / "nofile.jsonl"), "--out", str(tmp_path / "o")],
-         f"--data '{tmp_path / 'nofile.jsonl'}' is not a file"),
+         f"--data '{tmp_path / 'nofile.jsonl'}' does not exist"),
         (["sft", "--model", str(tiny), "--data", str(bad), "--out", str(tmp_path / "o")],
-         f"--data '{bad}': line 2 is not JSON (Expecting value: line 1 column 1 (char 0))"),
+         f"--data '{bad}' line 2: not JSON (Expecting value: line 1 column 1 (char 0))"),
         (["sft", "--model", str(tiny), "--data", str(rows), "--out", str(tmp_path / "o"), "--lr", "0"],
          "argument --lr: --lr '0' must be > 0"),
         (["sft", "--model", str(tiny), "--data", str(rows), "--out", str(tmp_path / "o"), "--max-steps", "0"],
@@ -420,7 +420,7 @@ def test_register_cli_sets_handler_like_the_compoworld_parser(tiny, tmp_path, ca
                       "--out", str(tmp_path / "o"), "--json"])
     assert a.handler is train_handler and (a.cmd, a.train_cmd, a.json) == ("train", "sft", True)
     assert a.handler(a) == 2
-    assert capsys.readouterr() == ("", f"compoworld: error: --data '{tmp_path / 'none.jsonl'}' is not a file\n")
+    assert capsys.readouterr() == ("", f"compoworld: error: --data '{tmp_path / 'none.jsonl'}' does not exist\n")
     with pytest.raises(SystemExit) as e:
         p.parse_args(["train", "grpo", "--model", "m", "--tasks", "t", "--out", "o", "--temperature", "hot"])
     assert e.value.code == 2
