@@ -117,7 +117,7 @@ def main(argv=None) -> dict:
         agg["max_ms"] = round(agg["max_ms"], 1)
         rows[name] = agg
         if a.json:                                           # one line per finished service (partial results survive a stop)
-            print(json.dumps({"service": name, **{k: v for k, v in agg.items() if k != "examples"}}, sort_keys=True), flush=True)
+            print(json.dumps({"service": name, **agg}, sort_keys=True), flush=True)
     keys = ("tools", "inputs", "ok", "hung", "uncaught", "x500", "unhashable", "changed_on_error", "slow")
     total = {k: sum(r[k] for r in rows.values()) for k in keys}
     total["max_ms"] = max((r["max_ms"] for r in rows.values()), default=0.0)

@@ -323,7 +323,7 @@ def _check_policy(policy: str) -> None:
         raise ArenaError(f"--policy {policy!r} is not a policy: expected scripted, scripted:perturb=P, hf:DIR, openai:MODEL or tiny ({e})") from None
 
 # %% ../nbs/41_arena.ipynb #03251cda
-def run_arena(out: str | os.PathLike,            # output directory (replaced when the run completes)
+def run_arena(out: str | os.PathLike,            # output folder: new or empty (or any, with `overwrite`)
               rounds: int = 2,                   # R, evolving rounds
               seed: int = 0,                     # run seed: arena sample, tasks and rollouts of every round
               policy: str = "scripted:perturb=0.3",  # initial policy spec, or 'tiny'
@@ -341,8 +341,11 @@ def run_arena(out: str | os.PathLike,            # output directory (replaced wh
               llm_model: str | None = None,      # diagnosis model name (default: settings / environment)
               library: str = "default",          # library spec (see `executor.load_library`)
               author: dict | None = None,        # authoring options (k, l_min, l_max, n_distractors); default K=3, L 4-5, 2 distractors
-              progress: bool = False) -> dict:
-    "Run R arena rounds into `out`; returns summary.json's content. ArenaError names a bad value (nothing is written then)."
+              progress: bool = False,            # one line per round on stderr
+              overwrite: bool = False,           # allow a non-empty `out`: only this run's outputs there are replaced (`core.publish`)
+             ) -> dict:
+    """Run R arena rounds into `out` (a new or empty folder; with `overwrite` a non-empty one, where only this run's outputs
+    are replaced and nothing else is touched); returns summary.json's content. ArenaError names a bad value (nothing is written then)."""
     t_run = time.perf_counter()
     _count("rounds", rounds, 1); _count("per-domain", per_domain, 1); _count("tasks-per-service", tasks_per_service, 1)
     _count("n", n, 1); _count("top", top, 1); _count("targeted", targeted_per_service, 1); _count("max-steps", max_steps, 1)
@@ -356,7 +359,7 @@ def run_arena(out: str | os.PathLike,            # output directory (replaced wh
     except ValueError as e: raise ArenaError(f"--library: {e}") from None
     try: services = arena_services(lib, per_domain, seed, domains)
     except ValueError as e: raise ArenaError(f"--domains: {e}") from None
-    dest, stage = Path(out).expanduser().absolute(), staging_dir(out, ArenaError)
+    dest, stage = Path(out).expanduser().absolute(), staging_dir(out, ArenaError, overwrite=overwrite)
     ex = executor or LocalExecutor(1)
     try:
         table, service_fail, spec = [], [], policy
@@ -408,7 +411,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     "Add `arena` to an argparse subparsers object; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("arena", help="self-evolving arena: evaluate on fresh tasks, diagnose weak services, target and train them, R rounds")
     p.add_argument("--rounds", type=int, required=True, help="evolving rounds R")
-    p.add_argument("--out", required=True, help="output directory (replaced when the run completes)")
+    p.add_argument("--out", required=True, help="output folder: new or empty (written when the run completes)")
+    p.add_argument("--overwrite", action="store_true", help="allow a non-empty --out: replace only this command's outputs there")
     p.add_argument("--seed", type=int, default=0, help="seed of the service sample, the tasks and the rollouts (default 0); one seed gives the same rounds")
     p.add_argument("--policy", default="scripted:perturb=0.3", help="scripted[:perturb=P], hf:DIR, openai:MODEL or tiny (a tiny model built offline; trained each round)")
     p.add_argument("--per-domain", type=int, default=1, help="arena services sampled per domain")
@@ -433,7 +437,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
         try:
             doms = [d.strip() for d in a.domains.split(",") if d.strip()] if a.domains else None
             res = run_arena(a.out, a.rounds, a.seed, a.policy, ex, a.per_domain, doms, a.tasks_per_service, a.n, a.top, a.targeted,
-                            a.max_steps, ArenaTraining(sft_steps=a.sft_steps, grpo_steps=a.grpo_steps), a.diagnosis, progress=not a.json)
+                            a.max_steps, ArenaTraining(sft_steps=a.sft_steps, grpo_steps=a.grpo_steps), a.diagnosis, progress=not a.json,
+                            overwrite=a.overwrite)
         except ArenaError as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         finally: ex.close()

@@ -484,16 +484,42 @@ def difficulty_report(tasks: list[Task], out: str | Path | None = None, library:
         path = Path(out); path.parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110)
     return {**tab, "figure": fig, "path": str(path) if path else None}
 
+def _report_out(out: str) -> Path:
+    "The plot path `--out`, checked before any work: not empty, not a folder, a format matplotlib writes, a folder we can write; ValueError naming it."
+    import tempfile
+    from matplotlib.backend_bases import FigureCanvasBase
+    if str(out).strip() == "": raise ValueError("--out '' is empty: give a .png file path")
+    p = Path(out).expanduser()
+    if p.is_dir(): raise ValueError(f"--out {str(out)!r} is a directory: give a .png file path")
+    fmt = p.suffix.lower().lstrip(".")
+    if fmt and fmt not in FigureCanvasBase.get_supported_filetypes():
+        raise ValueError(f"--out {str(out)!r}: {p.suffix!r} is not an image format matplotlib writes (use .png, .svg or .pdf)")
+    try:
+        p.absolute().parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=p.absolute().parent, prefix=f".{p.name}."): pass
+    except OSError as e: raise ValueError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
+    return p
+
 def register_cli(subparsers) -> None:
-    "Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object; the parsed args carry `func(args) -> dict`."
+    """Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object. The parsed args carry
+    `func(args) -> dict` (the summary; ValueError naming a bad `--out`, `trajectory.JsonlError` naming a bad `--tasks` file and
+    line, both before any work) and `handler(args) -> exit status` for the command line (one line and status 2 on a bad value)."""
     p = subparsers.add_parser("tasks-report", help="difficulty report of a task set: tasks by K, L, domain, scenario, conditions and set size, with a plot")
     p.add_argument("--tasks", required=True, help="a tasks .jsonl file (as written by `compoworld tasks`)")
     p.add_argument("--out", required=True, help="where to write the PNG plot")
     p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
     def run(a) -> dict:
-        lines = Path(a.tasks).read_text(encoding="utf-8").splitlines()
-        tasks = [Task.model_validate_json(l) for l in lines if l.strip()]
+        from compoworld_nb.trajectory import read_jsonl
+        out = _report_out(a.out)
+        tasks = read_jsonl(a.tasks, Task.model_validate_json, name="--tasks", what="tasks")   # the one JSONL reader: file and line named
         lib, _ = default_library()
-        rep = difficulty_report(tasks, a.out, lib)
+        rep = difficulty_report(tasks, out, lib)
         return {k: v for k, v in rep.items() if k != "figure"}
-    p.set_defaults(func=run)
+    def handler(a) -> int:
+        import json, sys
+        try: res = run(a)
+        except ValueError as e:                       # JsonlError is a ValueError
+            print(f"compoworld: error: {e}", file=sys.stderr); return 2
+        print(json.dumps(res, sort_keys=True) if a.json else f"wrote {res['path']}: {res['n']} tasks")
+        return 0
+    p.set_defaults(func=run, handler=handler)

@@ -1,0 +1,71 @@
+"""Bad values and bad files on the command line (issue 21): every case ends with ONE line `compoworld: error: ...` naming
+the value (and, for a file, its line) and exit status 2, before any work and without writing anything; never a traceback."""
+import json, os
+import pytest
+from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.cli import main
+
+LIB, WORLD = default_library()
+
+
+@pytest.fixture(scope="module")
+def task_line():
+    ts, _ = generate_tasks(1, seed=0, library=LIB, world_factory=WORLD, k=(2, 3), l_min=3, l_max=5, n_distractors=2,
+                           progress=False, max_attempts=60)
+    return ts[0].to_jsonl()
+
+
+def one_line_error(capsys, argv) -> str:
+    "Run `compoworld argv`; assert exit 2 and exactly one stderr line; return it."
+    rc = main(argv)
+    err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]
+    assert rc == 2 and len(err) == 1 and err[0].startswith("compoworld: error: "), (argv, rc, err)
+    return err[0]
+
+
+# file contents that are not a tasks file: (name, bytes builder, what the message must name)
+BAD_FILES = [
+    ("missing", None, "does not exist"),
+    ("empty", lambda t: b"", "holds no tasks"),
+    ("blank lines", lambda t: b"\n \n", "holds no tasks"),
+    ("binary", lambda t: b"\x00\x01\xff\xfe", "line 1: not UTF-8 text"),
+    ("garbage", lambda t: b"garbage{", "line 1: not JSON"),
+    ("truncated", lambda t: (t + "\n" + t[: len(t) // 2]).encode(), "line 2: not JSON"),
+    ("schema-violating", lambda t: (t + "\n" + json.dumps({"id": 1, "prompt": None})).encode(), "line 2:"),
+    ("a JSON list", lambda t: b"[1, 2]", "line 1:"),
+]
+
+
+@pytest.mark.parametrize("name,content,needle", BAD_FILES, ids=[b[0] for b in BAD_FILES])
+def test_tasks_report_names_a_bad_tasks_file_and_writes_nothing(tmp_path, capsys, task_line, name, content, needle):
+    f = tmp_path / "t.jsonl"
+    if content is not None: f.write_bytes(content(task_line))
+    msg = one_line_error(capsys, ["tasks-report", "--tasks", str(f), "--out", str(tmp_path / "r.png")])
+    assert f"--tasks {str(f)!r}" in msg and needle in msg, msg
+    assert not (tmp_path / "r.png").exists()
+
+
+@pytest.mark.parametrize("out,needle", [("", "--out '' is empty"), ("{tmp}", "is a directory"), ("{tmp}/r.xyz", "not an image format"),
+                                        ("/proc/cw-nope/r.png", "is not writable")])
+def test_tasks_report_names_a_bad_out_before_reading_anything(tmp_path, capsys, task_line, out, needle):
+    f = tmp_path / "t.jsonl"; f.write_text(task_line + "\n")
+    msg = one_line_error(capsys, ["tasks-report", "--tasks", str(f), "--out", out.format(tmp=tmp_path)])
+    assert needle in msg and sorted(p.name for p in tmp_path.iterdir()) == ["t.jsonl"]
+
+
+def test_tasks_report_on_a_good_file(tmp_path, capsys, task_line):
+    f = tmp_path / "t.jsonl"; f.write_text(task_line + "\n" + task_line + "\n")
+    assert main(["tasks-report", "--tasks", str(f), "--out", str(tmp_path / "r.png"), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["n"] == 2 and res["path"] == str(tmp_path / "r.png") and (tmp_path / "r.png").stat().st_size > 5000
+
+
+def test_arena_refuses_a_non_empty_out_unless_overwrite_and_then_keeps_what_is_not_ours(tmp_path, capsys):
+    out = tmp_path / "run"; out.mkdir(); (out / "notes.txt").write_text("mine")
+    base = ["arena", "--rounds", "1", "--out", str(out), "--domains", "commerce", "--n", "1", "--targeted", "1", "--diagnosis", "programmatic"]
+    msg = one_line_error(capsys, base)
+    assert "is not empty" in msg and "--overwrite" in msg and sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+    assert main(base + ["--overwrite", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert res["rounds"] == 1 and (out / "notes.txt").read_text() == "mine" and (out / "summary.json").is_file()
+    assert not [p for p in out.iterdir() if p.name.startswith(".compoworld")]
