@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Iterable
+from fastcore.basics import patch
 from pydantic import BaseModel, ConfigDict, Field
 from .core import canonical_json
 
@@ -26,7 +27,7 @@ class TrajectoryStep(BaseModel):
     simulated: bool = False
     latency: float = 0.0
 
-# %% ../nbs/06_trajectory.ipynb #070dfa77
+# %% ../nbs/06_trajectory.ipynb #1a9dc223
 class Trajectory(BaseModel):
     "A rollout ρ of one task by one policy: steps, final answer, criterion vector b and rewards (Trajectory JSONL contract)."
     model_config = ConfigDict(extra="forbid")
@@ -40,19 +41,25 @@ class Trajectory(BaseModel):
     messages: list[dict] = Field(default_factory=list)  # the chat transcript the policy saw (for SFT), OpenAI format
     truncated: bool = False  # True if the episode hit its step limit
 
-    @property
-    def success(self) -> bool: return bool(self.criteria) and all(self.criteria)
+# %% ../nbs/06_trajectory.ipynb #f6e49a27
+@patch(as_prop=True)
+def success(self: Trajectory) -> bool: return bool(self.criteria) and all(self.criteria)
 
-    def tool_calls(self) -> list[dict]:
-        "The `call_tool` calls only: `[{'tool', 'arguments'}]`."
-        return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)]
+# %% ../nbs/06_trajectory.ipynb #6d28aa98
+@patch
+def tool_calls(self: Trajectory) -> list[dict]:
+    "The `call_tool` calls only: `[{'tool', 'arguments'}]`."
+    return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)]
 
-    @property
-    def simulated_calls(self) -> int:
-        "Steps whose tool call was answered by a world model (`simulated` flag)."
-        return sum(s.simulated for s in self.steps)
+# %% ../nbs/06_trajectory.ipynb #2ef75b76
+@patch(as_prop=True)
+def simulated_calls(self: Trajectory) -> int:
+    "Steps whose tool call was answered by a world model (`simulated` flag)."
+    return sum(s.simulated for s in self.steps)
 
-    def to_jsonl(self) -> str: return canonical_json(self.model_dump(mode="json"))
+# %% ../nbs/06_trajectory.ipynb #185a63a8
+@patch
+def to_jsonl(self: Trajectory) -> str: return canonical_json(self.model_dump(mode="json"))
 
 # %% ../nbs/06_trajectory.ipynb #a54b6e8d
 def simulated_trajectory_share(trajs: Iterable[Trajectory]) -> float:
