@@ -532,6 +532,7 @@ def _holds(d: dict, r: Records) -> bool:
 def _as_records(v: Mapping, where: tuple) -> Records:
     "A collection as a committed `Records`: itself if it is one; for a plain dict, the `Records` made of it before while it still holds the same records, else a new base of its records (sealed; O(n))."
     if type(v) is Records: return v
+    if type(v) is CowRecords: return Records(dict(zip(*v._columns())), where)   # a view of a running call: its records as they stand, no copies
     if type(v) is not dict: return Records(v, where)
     e = _ROOTS.get(id(v))
     if e is not None and e[0] is v and _holds(v, e[1]): return e[1]
