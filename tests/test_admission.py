@@ -8,36 +8,16 @@ from compoworld_nb.task import Task, apply_overrides, materialize_s0, _fixture, 
 from compoworld_nb.admission import Admission, ADMISSION_RULES, admission_errors, names_tools, generated_id
 from compoworld_nb.probe import probe, run_calls
 from compoworld_nb.author import default_library, generate_tasks
+from sample_services.demo_task import demo_parts
 
 LIB, WORLD = default_library()
 
 def handmade(seed: int = 3) -> Task:
-    "slack (a planted channel gives a code) -> gmail (the email about the code names a venue) -> slack (post the venue in #general)."
-    fx = {n: _fixture(LIB[n], seed) for n in ("gmail", "slack")}
-    chan = next(c for c in fx["slack"].channels.values() if c.name == "general")
-    me, poster = fx["slack"].me, sorted(fx["slack"].users)[1]
-    plant = {"gmail": {"messages": {"msg_p1": {
-        "id": "msg_p1", "threadId": "thr_p1", "sender": "ann@example.com", "sender_name": "Ann Lee", "to": [fx["gmail"].address],
-        "subject": "Update on falcon-417", "body": "We have booked the venue: Tyler, TX. See you there.",
-        "date": "2025-03-02T10:00:00Z", "labelIds": ["INBOX", "UNREAD"]}}},
-             "slack": {"channels": {"C_p2": {"id": "C_p2", "name": "quartz-552", "created": 1740900000, "members": [me, poster]}},
-                       "messages": {"m_p3": {"id": "m_p3", "channel_id": "C_p2", "ts": "1740900100.000000", "user": poster,
-                                             "text": "The code for the next step is falcon-417."}}}}
-    ref = [{"tool": "slack.slack_list_channels", "arguments": {"limit": 100}},
-           {"tool": "slack.slack_get_channel_history", "arguments": {"channel_id": "C_p2"}},
-           {"tool": "gmail.search_emails", "arguments": {"query": "falcon-417"}},
-           {"tool": "gmail.read_email", "arguments": {"messageId": "msg_p1"}},
-           {"tool": "slack.slack_post_message", "arguments": {"channel_id": chan.id, "text": "Venue: Tyler, TX"}}]
-    rubric = [{"id": "c1", "kind": "state", "service": "slack", "collection": "messages", "where": {"channel_id": chan.id, "user": me},
-               "field": "text", "op": "contains", "value": "Tyler, TX", "edge": [1, 2], "covers": [[0, 1]]},
-              {"id": "c2", "kind": "unchanged", "service": "slack", "collection": "messages", "where": {"channel_id": "C_p2"}},
-              {"id": "c3", "kind": "unchanged", "service": "gmail", "collection": "messages", "where": {"id": "msg_p1"}}]
-    walk = ["slack", "gmail", "slack"]
-    return build(dict(u="Open the chat channel named 'quartz-552' and read the latest message. Find the email about the code "
-                        "posted there, and post the venue it names in the #general channel.",
-                      services=["slack", "gmail"], distractors=["maps"], walk=walk, s0={"seed": seed, "overrides": plant},
-                      reference=ref, rubric=rubric, meta={"K": 2, "L": 3, "visits": [0, 0, 1, 1, 2],
-                                                          "changes": [{"visit": 2, "service": "slack", "criteria": ["c1"]}]}))
+    "slack (a planted channel gives a code) -> gmail (the email about the code names a venue) -> slack (post the venue in #general): the demo task's parts (`sample_services.demo_task`)."
+    P = demo_parts(LIB, seed)
+    return build(dict(u=P["u"], services=["slack", "gmail"], distractors=["maps"], walk=P["walk"], s0={"seed": seed, "overrides": P["plant"]},
+                      reference=P["reference"], rubric=P["rubric"], meta={"K": 2, "L": 3, "visits": [0, 0, 1, 1, 2],
+                                                                          "changes": [{"visit": 2, "service": "slack", "criteria": ["c1"]}]}))
 
 def build(d: dict, fix_hashes: bool = True) -> Task:
     "A task from parts; s0_hash and g_hash recomputed from the overrides and the reference (so only the rule under test breaks)."

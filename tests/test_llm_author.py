@@ -6,22 +6,15 @@ from compoworld_nb.walk import DependencyGraph
 from compoworld_nb.admission import admission_errors
 from compoworld_nb.task import _fixture
 from compoworld_nb.author import default_library, AuthoringError
+from sample_services.demo_task import demo_parts
 from compoworld_nb.llm_author import LLMAuthor, ScriptedModel, parse_design, Sandbox, EXPLORE_TOOLS
 
 LIB, WORLD = default_library()
 G = DependencyGraph(["slack", "gmail"], ["slack", "gmail", "slack"], ["maps"])
 
 def design(message_id: str = "msg_p1", extra_rubric: list | None = None, text: str = "Venue: Tyler, TX") -> dict:
-    fx = {n: _fixture(LIB[n], 3) for n in ("gmail", "slack")}
-    chan = next(c for c in fx["slack"].channels.values() if c.name == "general")
-    me, poster = fx["slack"].me, sorted(fx["slack"].users)[1]
-    plant = {"gmail": {"messages": {"msg_p1": {
-        "id": "msg_p1", "threadId": "thr_p1", "sender": "ann@example.com", "sender_name": "Ann Lee", "to": [fx["gmail"].address],
-        "subject": "Update on falcon-417", "body": "We have booked the venue: Tyler, TX. See you there.",
-        "date": "2025-03-02T10:00:00Z", "labelIds": ["INBOX", "UNREAD"]}}},
-             "slack": {"channels": {"C_p2": {"id": "C_p2", "name": "quartz-552", "created": 1740900000, "members": [me, poster]}},
-                       "messages": {"m_p3": {"id": "m_p3", "channel_id": "C_p2", "ts": "1740900100.000000", "user": poster,
-                                             "text": "The code for the next step is falcon-417."}}}}
+    P = demo_parts(LIB, 3)                         # the demo task (sample_services.demo_task), as the model would design it
+    plant, me = P["plant"], P["me"]
     return {"s0_overrides": plant,
             "instruction": "Open the chat channel named 'quartz-552' and read the latest message. Find the email about the code "
                            "posted there, and post the venue it names in the #general channel.",
@@ -29,9 +22,9 @@ def design(message_id: str = "msg_p1", extra_rubric: list | None = None, text: s
                           {"tool": "slack.slack_get_channel_history", "arguments": {"channel_id": "C_p2"}, "visit": 0},
                           {"tool": "gmail.search_emails", "arguments": {"query": "falcon-417"}, "visit": 1},
                           {"tool": "gmail.read_email", "arguments": {"messageId": message_id}, "visit": 1},
-                          {"tool": "slack.slack_post_message", "arguments": {"channel_id": chan.id, "text": text}, "visit": 2}],
+                          {"tool": "slack.slack_post_message", "arguments": {"channel_id": P["general"], "text": text}, "visit": 2}],
             "answer": None,
-            "rubric": [{"id": "c1", "kind": "state", "service": "slack", "collection": "messages", "where": {"channel_id": chan.id, "user": me},
+            "rubric": [{"id": "c1", "kind": "state", "service": "slack", "collection": "messages", "where": {"channel_id": P["general"], "user": me},
                         "field": "text", "op": "contains", "value": "Tyler, TX", "edge": [1, 2], "covers": [[0, 1]]}] + (extra_rubric or []),
             "changes": [{"visit": 2, "service": "slack", "criteria": ["c1"]}]}
 
