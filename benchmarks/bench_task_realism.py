@@ -77,8 +77,8 @@ def realism(tasks, library) -> dict:
         "empty_uniform": round(sum(empty) / n, 3),
         "token_chain_share": round(sum(s == "token_chain" for s in scen) / n, 3),
         "distinct_scenarios": len(set(scen)),
-        "distinct_shapes": len({t.meta.get("shape", "token_chain" if t.meta.get("scenario") is None else None) for t in tasks} - {None}),
-        "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain" if t.meta.get("scenario") is None else "?") for t in tasks).items())),
+        "distinct_shapes": len({t.meta.get("shape") for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain"}),
+        "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain") for t in tasks).items())),
     }
 
 

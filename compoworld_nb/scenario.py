@@ -70,6 +70,8 @@ def _absent_rivals(value: Any, rivals: list) -> list:
     from compoworld_nb.rubric import text_contains
     return [r for r in rivals if r != value and not (isinstance(value, str) and isinstance(r, str) and text_contains(value, r))]
 
+_MISS = object()
+
 class Play:
     "One scenario being played on an author's `StepContext`: its visits (the walk), requirement criteria, conditions, sets and answer."
     def __init__(self, ctx, library: dict, cast: dict, rng: random.Random):
@@ -110,7 +112,9 @@ class Play:
                          "field": sel.get("field"), "op": op, "value": value, "description": description})
         if rivals and self.shared(sel): rivals = None   # "others absent" there would already hold on s0's records: no requirement
         if rivals:
-            self.candidates[cid] = list(rivals)
+            twin = lambda c: (c.get("service"), c["collection"], c["where"], c["field"]) == (self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"))
+            if not any(twin(ids[k]) and set(v) == set(rivals) for ids in [{c["id"]: c for c in self.criteria}] for k, v in self.candidates.items()):
+                self.candidates[cid] = list(rivals)   # one guessing check per text and rival set: the shotgun write is the same
             out = _absent_rivals(value, rivals)
             same = lambda c: (c["op"], c.get("service"), c["collection"], c["where"], c["field"], c["value"]) == \
                              ("excludes", self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"), out)
@@ -122,11 +126,18 @@ class Play:
     def shared(self, sel: dict) -> bool:
         """True if the selector `sel` of a record the current visit *added* also selects records that were there in s0 (a
         channel's messages by me, a page's comments): a check on it cannot tell the new record from the old ones."""
-        from compoworld_nb.rubric import get_path, typed_eq
+        from compoworld_nb.rubric import typed_eq
         if getattr(self.ctx, "s0", None) is None: return False     # a bare context (no states): nothing to compare
+        def path(r, k):                                             # a dotted path on the record object itself (no dump)
+            for part in k.split("."):
+                if isinstance(r, list): r = r[int(part)] if part.isdigit() and int(part) < len(r) else _MISS
+                elif isinstance(r, dict): r = r.get(part, _MISS)
+                else: r = getattr(r, part, _MISS)
+                if r is _MISS: break
+            return r
         def n(js) -> int:
             col = getattr(js[self.ctx.service], sel["collection"], None) or {}
-            return sum(all((f := get_path(r.model_dump(mode="json"), k))[0] and typed_eq(f[1], v) for k, v in sel["where"].items()) for r in col.values())
+            return sum(all((x := path(r, k)) is not _MISS and typed_eq(x, v) for k, v in sel["where"].items()) for r in col.values())
         before = n(self.ctx.s0)
         return before > 0 and n(self.ctx.js) > before
 

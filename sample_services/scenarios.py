@@ -316,6 +316,8 @@ def _play_orders(p, st: dict) -> None:
     m = p.visit("mail")
     sels, got = _observed(ctx, m["notify"], people=[who], subject=subject, body=lambda g: f"Hi {g.first},\n\n{summary}.\n\nSorry for the trouble.")
     for x in done: p.require(sels[0], "contains", x["order"], f"the email to {who.name} covers order {x['order']}", rivals=[cust["keep"]])
+    for x in done:
+        if x["refund_to"]: p.require(sels[0], "contains", x["refund_to"], f"the email to {who.name} says the refund for {x['order']} goes to {x['refund_to']}")
     mref = _ref(got)
     # visit 4: the case logged, citing the email
     lg = p.visit("log")
@@ -339,8 +341,8 @@ def _play_orders(p, st: dict) -> None:
                     "There's an order complaint that {a} handed over.", a=agent.first)
     middle = [ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
                       "Go by the policy; already-delivered orders are handled differently from pending ones.", "Our usual policy for this kind of complaint applies."),
-              ph.pick("Don't touch the order they're happy with.", "Leave their other order alone.", ""),
-              ph.pick("Make sure the customer hears back, it's logged, and the thread and the case file are updated.", "Log it and close the loop with everyone involved.")]
+              ph.maybe(ph.pick("Don't touch the order they're happy with.", "Leave their other order alone."), 0.4),
+              ph.maybe(ph.pick("Make sure the customer hears back, it's logged, and the thread and the case file are updated.", "Log it and close the loop with everyone involved."), 0.5)]
     last = ph.pick("Where does the refund go?", "Tell me which payment method gets the refund.") if p.answer else ""
     p.u = ph.say(first, middle, last)
 
@@ -432,7 +434,7 @@ def _play_restock(p, st: dict) -> None:
     first = ph.pick("{b} asked for the {t}.", "Can you do this week's {t} for {b}?", "The {t} is due; {b} wants it done today.", b=boss.first, t=st["thing"].lower())
     middle = [ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
                       "Go by the rule — only what's actually low, and the right person hears about it.", "The rule applies to the letter; don't order what we don't need."),
-              ph.maybe("Keep the database in step with what you order.", 0.5)]
+              ph.maybe("Keep the database in step with what you order.", 0.3)]
     last = ph.pick("Which product was lowest on stock?", "Tell me which product was the lowest at the end.")
     p.u = ph.say(first, middle, last)
 
@@ -531,8 +533,8 @@ def _play_zones(p, st: dict) -> None:
     first = ph.pick("{b} wants {t} set up today.", "Could you book {t} for {b}?", "I need {t} on the calendar today — {b} asked.", b=boss.first, t=title)
     middle = [ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
                       "It should be the earliest candidate time that works for everyone in their own time zone.", "Working hours are 8 to 6 wherever each person is."),
-              ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."),
-              ph.maybe("The FYI person just needs an update, not an invite.", 0.5)]
+              ph.maybe(ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."), 0.5),
+              ph.maybe("The FYI person just needs an update, not an invite.", 0.3)]
     last = ph.pick("Which of the times did you book?", "Tell me which slot it ended up in.")
     p.u = ph.say(first, middle, last)
 
@@ -580,7 +582,7 @@ def _play_incident(p, st: dict) -> None:
     d = p.visit("runbook")
     d["doc"](ctx, title=book_t, author=lead, spot=book_spot, body="\n".join([
         f"After {st['kind'].lower()} “{title}” (its GitHub issue is in {repo['phrase']}):",
-        f"- Open a follow-up ticket for the owning team named in the issue, titled “{ticket}”. Priority 1 if the issue counts {limit} or more customer reports, otherwise priority 3.",
+        f"- Open a follow-up ticket for the owning team named in the issue, titled “{ticket}”, listing the paged responders. Priority 1 if the issue counts {limit} or more customer reports, otherwise priority 3.",
         "- Comment the ticket's identifier on the GitHub issue and close it as completed.",
         f"- Email each responder who was paged (not the FYI ones), subject “Postmortem: {title}”, with the ticket identifier.",
         "- Reply in the thread with the ticket identifier and the thread of those emails."]))
@@ -595,6 +597,7 @@ def _play_incident(p, st: dict) -> None:
     ident = got["identifier"]
     sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
     cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the follow-up ticket has priority {prio} ({reports} customer reports, limit {limit})")
+    for x in paged: p.require({**sel, "field": "description"}, "contains", x.name, f"the follow-up ticket lists {x.name} (paged)", rivals=[fyi.name])
     p.condition("sev1", reports, {"op": "gte", "value": limit}, sev1, [cp], [cp], visit=2)
     # visit 4: the issue commented and closed
     g2 = p.visit("github")
@@ -620,8 +623,8 @@ def _play_incident(p, st: dict) -> None:
                     l=lead.first, t=f"{st['kind'].lower()} #{n}")
     middle = [ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
                       "Our runbook decides the priority and who hears about it.", "The runbook applies; the incident's own issue has what you need."),
-              ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people.", ""),
-              ph.maybe("Close the loop on the original issue too.", 0.5)]
+              ph.maybe(ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people."), 0.4),
+              ph.maybe("Close the loop on the original issue too.", 0.3)]
     last = ph.pick("What's the follow-up ticket's number?", "Send me the follow-up ticket id when done.")
     p.u = ph.say(first, middle, last)
 
