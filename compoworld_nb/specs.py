@@ -601,21 +601,19 @@ def conformance(service: Service, slug: str | None = None) -> list[str]:
     return out
 
 # %% ../nbs/30_specs.ipynb #6efe0b44
+from .trajectory import read_jsonl
+def _simulated_step(line: str) -> bool:
+    "Whether one Trajectory JSONL line has a simulated step (ValueError if it is no trajectory)."
+    row = json.loads(line)
+    steps = row.get("steps") if isinstance(row, dict) else None
+    if not isinstance(steps, list) or not all(isinstance(x, dict) for x in steps): raise ValueError("not a trajectory (no 'steps' list of objects)")
+    return any(x.get("simulated") is True for x in steps)
+
 def _simulated_trajectories(path) -> tuple[int, int]:
-    "(trajectories, trajectories with at least one simulated step) of a Trajectory JSONL file; FileNotFoundError / ValueError naming the file and line."
-    p = Path(path)
-    if not p.is_file(): raise FileNotFoundError(f"trajectories file {str(path)!r} does not exist or is not a file")
-    n = m = 0
-    with p.open(encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
-            if not line.strip(): continue
-            try: row = json.loads(line)
-            except ValueError: raise ValueError(f"trajectories file {str(path)!r} line {i}: not JSON") from None
-            steps = row.get("steps") if isinstance(row, dict) else None
-            if not isinstance(steps, list) or not all(isinstance(x, dict) for x in steps):
-                raise ValueError(f"trajectories file {str(path)!r} line {i}: not a trajectory (no 'steps' list of objects)")
-            n += 1; m += any(x.get("simulated") is True for x in steps)
-    return n, m
+    "(trajectories, trajectories with at least one simulated step) of a Trajectory JSONL file, read by the one reader (`trajectory.read_jsonl`); FileNotFoundError / ValueError naming the file and line."
+    if not Path(path).is_file(): raise FileNotFoundError(f"trajectories file {str(path)!r} does not exist or is not a file")
+    sims = read_jsonl(path, _simulated_step, name="trajectories file", empty_ok=True)   # JsonlError is a ValueError
+    return len(sims), sum(sims)
 
 # %% ../nbs/30_specs.ipynb #d8e41e7c
 def library_stats(library: dict[str, Service],             # {name: Service}
