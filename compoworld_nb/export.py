@@ -95,7 +95,7 @@ def _dist(c: Counter) -> str: return ", ".join(f"{k}: {v}" for k, v in sorted(c.
 # %% ../nbs/46_export.ipynb #91c9e93c
 def dataset_card(tasks: list[Task], trajectories: list[Trajectory], n_sft: int, files: dict[str, str] | None = None) -> str:
     "README.md text: YAML (configs tasks / trajectories / sft with their `files` {config: path in the folder}, license, tags) and how the data was made (services, seeds, K, L, admission rules, counts)."
-    files = files or {n: f"data/{n}.parquet" for n in ("tasks", "trajectories", "sft")}   # only the configs written
+    if files is None: files = {n: f"data/{n}.parquet" for n in ("tasks", "trajectories", "sft")}   # else only the configs written ({} for none)
     from compoworld_nb import __version__
     svc = Counter(s for t in tasks for s in t.services)
     seeds = sorted({t.meta["seed"] for t in tasks if "seed" in t.meta})
