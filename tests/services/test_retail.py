@@ -196,6 +196,7 @@ def test_modify_pending_order_payment():
     check_err(svc, s, "modify_pending_order_payment", {"order_id": o.order_id, "payment_method_id": old}, 409, "payment_method_id")
     check_err(svc, s, "modify_pending_order_payment", {"order_id": o.order_id, "payment_method_id": "paypal_0"}, 404, "payment_method_id")
     check_err(svc, s, "modify_pending_order_payment", {"order_id": order(s, "cancelled").order_id, "payment_method_id": g.id}, 409, "order_id")
+    s = s.model_copy(deep=True)                            # s went through calls (its records are sealed): edit a copy by hand
     s.users[o.user_id].payment_methods[g.id].balance = 0.0
     check_err(svc, s, "modify_pending_order_payment", {"order_id": o.order_id, "payment_method_id": g.id}, 422, "payment_method_id")
 
