@@ -17,7 +17,7 @@ from operator import is_, not_
 from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, Records, State, Service, Visit, add_step, snapshot, verified_lineage
+from compoworld_nb.service import CowRecords, Record, Records, State, Service, Visit, add_step, lineage, snapshot
 from compoworld_nb.state import read, scan, entries, ids
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
@@ -106,23 +106,27 @@ def _put(cache: OrderedDict, key, value) -> None:
 
 def _delta(rows: dict, snap) -> set:
     "Ids whose record in `rows` is not the very object `snap` holds (changed, added or gone); O(n) at C speed."
-    same = map(is_, map(dict.get, repeat(rows), snap.keys), snap.recs)
-    return set(compress(snap.keys, map(not_, same))) | (dict.keys(rows) - snap.index.keys())
+    same = map(is_, map(_peek(rows), snap.keys), snap.recs)
+    return set(compress(snap.keys, map(not_, same))) | (set(rows.keys()) - snap.index.keys())
+
+def _peek(rows):
+    "A no-copy `get` of the rows (reading a call's view through its mapping would copy)."
+    return rows._peek if isinstance(rows, CowRecords) else rows.get
 
 def _base(s: SqliteState, schema: tuple) -> tuple:
     "`((snapshot, base connection, column cache), ids that differ)`: a cached base the state's rows differ from in few ids, else a new base built from the rows' own snapshot (or the one their lineage names). Call under `_LOCK`."
     rows = s.rows
-    lin = verified_lineage(rows) if isinstance(rows, Records) else None
+    lin = lineage(rows) if isinstance(rows, (Records, CowRecords)) else None
     if lin is not None:
         e = _BASES.get((id(lin[0]), schema))
         if e is not None and e[0] is lin[0]: _BASES.move_to_end((id(lin[0]), schema)); return e, lin[1]
-    n = dict.__len__(rows)
+    n, get = len(rows), _peek(rows)
     for key in reversed(list(_BASES)):
         e = _BASES[key]
         snap = e[0]
         if key[1] != schema or abs(len(snap.keys) - n) > _MAX_DELTA: continue
         probe = snap.keys[::max(1, len(snap.keys) // 16)]          # a base from another world shares (almost) no record
-        if sum(dict.get(rows, k) is r for k, r in zip(probe, snap.recs[::max(1, len(snap.keys) // 16)])) * 2 < len(probe): continue
+        if sum(get(k) is r for k, r in zip(probe, snap.recs[::max(1, len(snap.keys) // 16)])) * 2 < len(probe): continue
         touched = _delta(rows, snap)
         if len(touched) <= _MAX_DELTA: _BASES.move_to_end(key); return e, touched
     snap, touched = lin if lin is not None else (snapshot(rows), set())
