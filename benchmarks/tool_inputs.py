@@ -11,7 +11,8 @@ seconds). Every input is called on the service's seeded initial state, and each 
 - unhashable: the new state cannot be hashed or the observation is not strict JSON (NaN/inf, lone surrogates)
 - changed_on_error: an error observation but the state object is not the very one given (or its hash changed)
 - hung: no answer within 10 s (stopped by SIGALRM; also counted as uncaught)
-- slow: the call took over 100 ms (wall clock, this process); `max_ms` is the slowest call
+- slow: the call took over 100 ms (wall clock, this process; a call over 100 ms is run 3 more times and its fastest time
+  counts, so that a pause of a loaded machine is not taken for a slow path); `max_ms` is the slowest call
 
 Prints a table (one row per service, then the total) and, with --json, one JSON object on the last line.
 Run: python benchmarks/tool_inputs.py [--n 500] [--services a,b] [--seed 0] [--json]
@@ -42,6 +43,14 @@ def adversarial(parameters: dict) -> list:
     return [{p: v} for p in props for v in values]
 
 
+def _retime(service, s0, tool, x, repeats: int = 3) -> float:
+    "The fastest of `repeats` more runs of one call (calls are pure: `s0` is never changed), in seconds."
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter(); service.call(s0, tool, x); best = min(best, time.perf_counter() - t0)
+    return best
+
+
 def check_tool(service, tool: str, inputs: list, state_hash) -> dict:
     "Call every input on the seeded initial state; the counts of the kinds in the module docstring, with one example each."
     s0 = service.initial_state(0)
@@ -67,6 +76,7 @@ def check_tool(service, tool: str, inputs: list, state_hash) -> dict:
             continue
         signal.setitimer(signal.ITIMER_REAL, 0)
         dt = time.perf_counter() - t0
+        if dt > SLOW_S: dt = min(dt, _retime(service, s0, tool, x))   # a slow path stays slow; a scheduling pause does not
         row["max_ms"] = max(row["max_ms"], dt * 1000)
         if dt > SLOW_S: note("slow", x, f"{dt * 1000:.0f} ms")
         try:

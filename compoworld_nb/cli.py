@@ -155,6 +155,8 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
     if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
+    from compoworld_nb.walk import MAX_L
+    if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
     stage = staging_dir(out, CliError, overwrite)
     try:
@@ -390,6 +392,8 @@ def _cmd_tasks(a) -> dict:
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
     if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
+    from compoworld_nb.walk import MAX_L
+    if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
     if a.n < 1: raise CliError(f"--n {a.n} must be >= 1")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()

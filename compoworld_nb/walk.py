@@ -13,11 +13,13 @@ import networkx as nx
 from .core import load_settings
 
 # %% auto #0
-__all__ = ['walk_settings', 'sample_length', 'is_authorable', 'sample_services', 'check_walk', 'can_follow', 'step_after',
-           'step_then', 'count_plans', 'plan_walk', 'assign_steps', 'count_walks', 'sample_walk', 'DependencyGraph',
-           'sample_graph']
+__all__ = ['MAX_L', 'walk_settings', 'sample_length', 'is_authorable', 'sample_services', 'check_walk', 'can_follow',
+           'step_after', 'step_then', 'count_plans', 'plan_walk', 'assign_steps', 'count_walks', 'sample_walk',
+           'DependencyGraph', 'sample_graph']
 
 # %% ../nbs/05_walk.ipynb #503409dd
+MAX_L = 64   # the longest walk the author builds (visits); planning recurses once per visit, and tasks are read by models
+
 def walk_settings(profile: str | None = None, **overrides) -> dict:
     "`{k, l_min, l_max, distractors}` from settings.ini's `[walk]` (optionally a `profile`), with `overrides` on top (None values ignored). Raises ValueError if the range cannot hold L > K."
     w = dict(load_settings(profile)["walk"])
@@ -27,6 +29,7 @@ def walk_settings(profile: str | None = None, **overrides) -> dict:
     if w["k"] < 2: raise ValueError(f"k={w['k']} must be >= 2 (a walk alternates between services)")
     if w["l_max"] <= w["k"] or w["l_max"] < w["l_min"]:
         raise ValueError(f"L range {w['l_min']}-{w['l_max']} must allow L > K={w['k']}")
+    if w["l_max"] > MAX_L: raise ValueError(f"L range {w['l_min']}-{w['l_max']}: a walk has at most MAX_L={MAX_L} visits")
     if w["distractors"] < 0: raise ValueError(f"distractors={w['distractors']} must be >= 0")
     return w
 
@@ -34,6 +37,7 @@ def sample_length(rng: random.Random, k: int, l_min: int, l_max: int) -> int:
     "A walk length L drawn uniformly from `max(l_min, k+1)..l_max` (Eq. 3 needs L > K); ValueError naming the range if it is empty."
     lo = max(l_min, k + 1)
     if lo > l_max: raise ValueError(f"L range {l_min}-{l_max} must allow L > K={k}")
+    if l_max > MAX_L: raise ValueError(f"L range {l_min}-{l_max}: a walk has at most MAX_L={MAX_L} visits")
     return rng.randint(lo, l_max)
 
 # %% ../nbs/05_walk.ipynb #ff55fbde
