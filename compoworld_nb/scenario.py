@@ -111,6 +111,7 @@ class Play:
         cid = self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
                          "field": sel.get("field"), "op": op, "value": value, "description": description})
         if rivals and self.shared(sel): rivals = None   # "others absent" there would already hold on s0's records: no requirement
+        if rivals and not _absent_rivals(value, rivals): rivals = None   # every rival is inside the value: none can be asked absent
         if rivals:
             twin = lambda c: (c.get("service"), c["collection"], c["where"], c["field"]) == (self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"))
             if not any(twin(ids[k]) and set(v) == set(rivals) for ids in [{c["id"]: c for c in self.criteria}] for k, v in self.candidates.items()):

@@ -1,4 +1,8 @@
-"""Workflow scenarios over the sample library (compoworld_nb.scenario): two shapes and the stories that give them meaning.
+"""Workflow scenarios over the sample library (compoworld_nb.scenario): seven shapes and the stories that give them meaning.
+
+The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover) at
+their play functions below. Every shape is K=5, L=7 with two revisits, and each edge carries a value the next visit uses
+(a title, an email address, a reference such as a ticket id, an invite link or a message thread).
 
 * `weather_event` — an organiser's note points to a plan document; the plan names an event on the calendar, a weather
   rule (rain or snow → move to the alternative, else keep the venue), a host who must not be emailed, and an email to
@@ -641,3 +645,110 @@ _INCIDENT_STORIES = [
 ]
 for name, dom, kind, what, book in _INCIDENT_STORIES:
     register_scenario(Scenario(name, dom, INCIDENT, {"kind": kind, "what": what, "runbook": book}))
+
+
+# --- shape 7: a CRM account handed over with its open deals (sales) -----------------------------------------------
+def _handover_pick(ctx, rng):
+    "A company with open deals of one rep (the leaver: 1-3 of them) and an open deal of another (left alone); `(company, rep, theirs, other)`."
+    s = ctx.state("crm")
+    open_ = lambda d: not d.stage.startswith("closed")
+    comps = sorted({d.company_id for d in s.deals.values()})
+    rng.shuffle(comps)
+    for co in comps:
+        ds = sorted((d for d in s.deals.values() if d.company_id == co and open_(d)), key=lambda d: d.id)
+        owners = sorted({d.owner for d in ds})
+        for rep in owners:
+            mine = [d for d in ds if d.owner == rep]
+            others = [d for d in ds if d.owner != rep]
+            if mine and others and len(mine) <= 3: return s.companies[co], rep, mine, others[0]
+    for co in comps:                                     # no company has two reps' open deals: the other is one of another company
+        ds = sorted((d for d in s.deals.values() if d.company_id == co and open_(d)), key=lambda d: d.id)
+        if 1 <= len(ds) <= 3:
+            rest = sorted((d for d in s.deals.values() if d.company_id != co and open_(d)), key=lambda d: d.id)
+            return s.companies[co], ds[0].owner, [d for d in ds if d.owner == ds[0].owner], rest[0]
+    raise AssertionError("no company with open deals")
+
+def _play_handover(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    boss, new = rng.sample(w.others, 2)
+    n = rng.randint(10, 99)
+    comp, rep, mine, other = _handover_pick(ctx, rng)
+    title, doc_t = f"{st['thing']} #{n}: {comp.name}", f"{st['thing']} notes #{n}"
+    doc_spot = _spot(p, "handover", doc_t)
+    meeting = f"{st['thing']} call — {comp.name}"
+    day = (EPOCH + timedelta(days=rng.randint(2, 9))).date()
+    while day.weekday() >= 5: day += timedelta(days=1)
+    subj = f"{st['thing']}: {comp.name}"
+    # visit 0: the request
+    b = p.visit("brief")
+    b["doc"](ctx, title=title, author=boss, body=ph.pick("{c} changes hands. How is in “{d}” ({where}).", "Please hand over {c} as “{d}” ({where}) says.",
+                                                         c=comp.name, d=doc_t, where=doc_spot["phrase"]))
+    # visit 1: the handover notes: whose deals, the rule by stage, who takes over
+    d = p.visit("handover")
+    d["doc"](ctx, title=doc_t, author=boss, spot=doc_spot, body="\n".join([
+        f"{comp.name} (company id {comp.id}): every open deal owned by {rep} goes to {new.name} <{new.email}>. Deals of other reps stay as they are.",
+        f"- A deal already at the negotiation stage: log a call activity on it, subject “{subj}”, naming {new.first} as the new owner.",
+        f"- Any other open deal: log a note activity on it, same subject, naming {new.first}.",
+        f"- Email {new.first} the list of those deals with their amounts, subject “{subj}”.",
+        f"- Book “{meeting}” with {new.first} on {day.isoformat()} from 10:00 to 10:30, citing that email's thread in the description.",
+        "- Reply in the request's thread with the invite link, and note here that it's done, linking that reply."]))
+    # visit 2: the deals listed, each logged by its stage
+    c = p.visit("crm")
+    got = ctx.call("list_deals", company_id=comp.id, owner=rep, limit=100)
+    seen = [x for x in got["items"] if not x["stage"].startswith("closed")]
+    assert [x["id"] for x in seen] == [x.id for x in sorted(mine, key=lambda d: (d.close_date, d.id))], "deal listing differs"
+    for x in seen:
+        call = x["stage"] == "negotiation"
+        ctx.call("log_activity", type="call" if call else "note", subject=subj, body=f"Handed over to {new.name}.", deal_id=x["id"])
+        sel = {"collection": "activities", "where": {"deal_id": x["id"], "subject": subj}}
+        c1 = p.require({**sel, "field": "type"}, "eq", "call" if call else "note", f"{x['name']} ({x['stage']}) gets a {'call' if call else 'note'} logged, as its stage decides")
+        p.require({**sel, "field": "body"}, "contains", new.name, f"the activity on {x['name']} names {new.name}")
+        p.condition(f"deal_{x['id']}_negotiation", x["stage"], {"op": "eq", "value": "negotiation"}, call, [c1], [c1])
+    p.exclude({"collection": "activities", "where": {"deal_id": other.id}}, f"{other.name} (owned by {other.owner}) gets no activity",
+              {"tool": "crm.log_activity", "arguments": {"type": "note", "subject": subj, "body": f"Handed over to {new.name}.", "deal_id": other.id}})
+    p.members("deals_handed_over", [x["id"] for x in seen], [other.id])
+    # visit 3: the email with the deals and their amounts
+    m = p.visit("mail")
+    es, got = _observed(ctx, m["notify"], people=[new], subject=subj, body=lambda g: f"Hi {g.first},\n\n{comp.name} is yours: " + "; ".join(f"{x['name']} ({x['amount']:.2f})" for x in seen) + ".\n")
+    names = {x["name"] for x in seen}
+    for x in seen:
+        p.require(es[0], "contains", x["name"], f"{new.name} is emailed {x['name']}", rivals=[other.name] if other.name not in names else None)
+        p.require(es[0], "contains", x["amount"], f"the email gives the amount of {x['name']} ({x['amount']:.2f})")
+    thread = _ref(got)
+    # visit 4: the handover call, citing the email
+    cal = p.visit("calendar")
+    mt = cal["meeting"](ctx, title=meeting, day=day, people=[new], description=f"Handover email thread {thread}.")
+    p.require({**mt, "field": "description"}, "contains", thread, f"“{meeting}” cites the handover email's thread")
+    p.require({**mt, "field": "start.dateTime"}, "eq", mt["event"]["start"]["dateTime"], f"“{meeting}” is on {day.isoformat()} at 10:00")
+    link = mt["event"]["htmlLink"]
+    # visits 5-6: the thread gets the link; the notes are marked done, linking the reply
+    back = p.visit("brief")
+    s, got = _observed(ctx, back["annotate"], title=title, text=f"Handed over; call booked: {link}")
+    p.require(s, "contains", link, "the reply in the thread gives the invite link")
+    hd = p.visit("handover")
+    tref = _ref(got)
+    s = hd["annotate"](ctx, title=doc_t, text=f"Done — see {tref}.")
+    p.require(s, "contains", tref, "the handover notes are marked done, linking the thread's reply")
+    top = max(seen, key=lambda x: (x["amount"], x["id"]))
+    p.ask(f"{top['amount']:.2f}" if top["amount"] % 1 else str(int(top["amount"])), "the final answer gives the largest deal's amount")
+    first = ph.pick("{b} asked me to hand {c} over to {x}.", "Could you do the {c} handover? {b} wants {x} to take it.", "{c} moves to {x}; {b} asked for the handover.",
+                    b=boss.first, c=comp.name, x=new.first)
+    middle = [ph.pick("Only the leaving rep's open deals move — the notes say how.", "The handover notes decide what each deal needs.", "Leave the other reps' deals alone."),
+              ph.maybe("Deals in late negotiation need a personal touch.", 0.4)]
+    last = ph.pick("What's the biggest deal we're handing over worth?", "Tell me the largest deal's amount.")
+    p.u = ph.say(first, middle, last)
+
+HANDOVER = Shape("crm_handover", roles={"brief": ("doc", "annotate"), "handover": ("doc", "annotate")},
+                 fixed={"crm": "crm", "mail": "gmail", "calendar": "calendar"}, play=_play_handover, cites=("brief",))
+
+_HANDOVER_STORIES = [
+    ("deal_handover_crm", "sales", "Account handover", ),
+    ("territory_change", "sales", "Territory change"),
+    ("rep_departure", "sales", "Rep departure handover"),
+    ("parental_leave_cover", "people", "Leave cover"),
+    ("key_account_transfer", "sales", "Key account transfer"),
+    ("partner_reassignment", "sales", "Partner reassignment"),
+]
+for name, dom, thing in _HANDOVER_STORIES:
+    register_scenario(Scenario(name, dom, HANDOVER, {"thing": thing}))

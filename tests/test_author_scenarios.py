@@ -19,9 +19,9 @@ def _tasks(seeds, names=None):
 WEATHER = _tasks(range(12), ["community_meetup", "volunteer_day", "hackathon"])
 LISTS = _tasks(range(12), ["hiring_loop", "invoice_chasing", "release_notes"])
 
-SHAPES = {"weather_event", "list_followup", "order_problem", "db_restock", "zone_meeting", "incident_followup"}
+SHAPES = {"weather_event", "list_followup", "order_problem", "db_restock", "zone_meeting", "incident_followup", "crm_handover"}
 
-def test_library_has_40_scenarios_over_six_shapes_all_castable():
+def test_library_has_40_scenarios_over_seven_shapes_all_castable():
     assert len(SCS) >= 40 and {sc.shape.name for sc in SCS.values()} == SHAPES
     per = {sh: sum(sc.shape.name == sh for sc in SCS.values()) for sh in SHAPES}
     assert min(per.values()) >= 6, per
@@ -108,11 +108,11 @@ def test_generate_tasks_mixes_scenarios_with_a_small_share_of_token_chain():
 def _shape_tasks(shape, seeds):
     return _tasks(seeds, [n for n, sc in SCS.items() if sc.shape.name == shape])
 
-ORDERS, RESTOCK, ZONES, INCIDENTS = (_shape_tasks(sh, range(10)) for sh in ("order_problem", "db_restock", "zone_meeting", "incident_followup"))
+ORDERS, RESTOCK, ZONES, INCIDENTS, HANDOVERS = (_shape_tasks(sh, range(10)) for sh in ("order_problem", "db_restock", "zone_meeting", "incident_followup", "crm_handover"))
 
 def test_new_shapes_are_admitted_and_goal_level():
-    assert len(ORDERS) >= 9 and len(RESTOCK) >= 7 and len(ZONES) >= 9 and len(INCIDENTS) >= 9
-    for t in ORDERS + RESTOCK + ZONES + INCIDENTS:
+    assert len(ORDERS) >= 9 and len(RESTOCK) >= 7 and len(ZONES) >= 9 and len(INCIDENTS) >= 9 and len(HANDOVERS) >= 9
+    for t in ORDERS + RESTOCK + ZONES + INCIDENTS + HANDOVERS:
         assert admission_errors(t, LIB) == [], t.meta["scenario"]
         assert (t.meta["K"], t.meta["L"], t.meta["revisits"]) == (5, 7, 2) and t.meta["shape"] == SCS[t.meta["scenario"]].shape.name
         assert not any(step_like(s) for s in sentences(t.u)), t.u
@@ -126,6 +126,7 @@ def test_each_new_shape_takes_both_branches_of_its_condition_across_seeds():
     assert outcomes(RESTOCK, "restock_") == {True, False} and outcomes(RESTOCK, "needs_approval") == {True, False}
     assert outcomes(ZONES, "first_slot") == {True, False}
     assert outcomes(INCIDENTS, "sev1") == {True, False}
+    assert outcomes(HANDOVERS, "deal_") == {True, False}
 
 def test_order_problem_rubric_checks_each_order_by_its_status():
     for t in ORDERS:
