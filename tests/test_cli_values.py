@@ -17,7 +17,8 @@ def task_line():
 
 def one_line_error(capsys, argv) -> str:
     "Run `compoworld argv`; assert exit 2 and exactly one stderr line; return it."
-    rc = main(argv)
+    try: rc = main(argv)
+    except SystemExit as e: rc = e.code                     # argparse's own one-line errors exit 2
     err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]
     assert rc == 2 and len(err) == 1 and err[0].startswith("compoworld: error: "), (argv, rc, err)
     return err[0]
@@ -69,3 +70,21 @@ def test_arena_refuses_a_non_empty_out_unless_overwrite_and_then_keeps_what_is_n
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["rounds"] == 1 and (out / "notes.txt").read_text() == "mine" and (out / "summary.json").is_file()
     assert not [p for p in out.iterdir() if p.name.startswith(".compoworld")]
+
+
+@pytest.mark.parametrize("cmd", ["tasks", "demo"])
+@pytest.mark.parametrize("l_max,needle", [("99999999999999999999999", "MAX_L=64"), ("65", "MAX_L=64"), ("2", "must be greater than K"),
+                                          ("abc", "invalid int value")])
+def test_an_l_max_out_of_range_is_one_line_before_any_work(tmp_path, capsys, cmd, l_max, needle):
+    "Found by the sweep: --l-max 1e23 recursed in the walk planner until RecursionError (demo) or ran without end (tasks)."
+    out = tmp_path / ("t.jsonl" if cmd == "tasks" else "demo")
+    msg = one_line_error(capsys, [cmd, "--out", str(out), "--l-max", l_max])
+    assert needle in msg and not out.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_walk_settings_refuse_an_l_range_above_max_l():
+    from compoworld_nb.walk import MAX_L, sample_length, walk_settings
+    import random
+    with pytest.raises(ValueError, match=f"at most MAX_L={MAX_L}"): walk_settings(k=2, l_min=3, l_max=MAX_L + 1)
+    with pytest.raises(ValueError, match="at most MAX_L"): sample_length(random.Random(0), 2, 3, 10 ** 23)
+    assert walk_settings(k=2, l_min=3, l_max=MAX_L)["l_max"] == MAX_L
