@@ -7,6 +7,7 @@ Docs: https://compoworld.github.io/compoworld_nb/rubric.html.md"""
 # %% ../nbs/07_rubric.ipynb #4cc771c6
 from __future__ import annotations
 import functools, gc, math, re, threading
+from datetime import datetime, timezone
 from types import SimpleNamespace
 from typing import Annotated, Any, Callable, Literal
 import numpy as np
@@ -91,11 +92,24 @@ def write_criterion_schema(path) -> None:
 # %% ../nbs/07_rubric.ipynb #d13a5729
 def _num(x) -> bool: return isinstance(x, (int, float)) and not isinstance(x, bool)
 
+@functools.lru_cache(maxsize=4096)
+def _instant(s: str):
+    "The UTC instant of an ISO-8601 date-time text with an offset or 'Z' ('2025-03-05T16:00:00Z'); None for anything else (a naive local time is no instant)."
+    if not (16 <= len(s) <= 40 and s[4:5] == "-" and s[10:11] in ("T", " ") and s[:4].isdigit()): return None
+    try: d = datetime.fromisoformat(s)
+    except ValueError: return None
+    return d.astimezone(timezone.utc) if d.tzinfo is not None else None
+
 def typed_eq(a: Any, b: Any, tol: float = 0.0) -> bool:
-    "Typed equality: numbers numerically (within `tol`), bools as bools, strings exactly, containers canonically."
+    """Typed equality: numbers numerically (within `tol`), bools as bools, strings exactly — except two date-times with
+    offsets, which are equal when they are the same instant ('...T10:00:00-06:00' == '...T16:00:00Z') — containers canonically."""
     if _num(a) and _num(b): return math.isclose(a, b, rel_tol=0, abs_tol=tol) if tol else a == b
     if type(a) is bool or type(b) is bool: return a is b
-    if isinstance(a, str) or isinstance(b, str): return isinstance(a, str) and isinstance(b, str) and a == b
+    if isinstance(a, str) or isinstance(b, str):
+        if not (isinstance(a, str) and isinstance(b, str)): return False
+        if a == b: return True
+        ia = _instant(a)
+        return ia is not None and ia == _instant(b)
     if a is None or b is None: return a is b
     return canonical_json(a) == canonical_json(b)
 

@@ -142,3 +142,17 @@ def test_describe_and_call_both_answer_404_for_an_unknown_service_or_tool(task):
     env = MetaToolEnv(task, LIB)
     for name in ["nosuch.tool", f"{next(iter(env.env.services))}.no_such_tool"]:
         assert env.describe_tool(name)["error"]["code"] == env.call_tool(name, {})["error"]["code"] == 404
+
+
+@pytest.mark.parametrize("stored,expected,b", [
+    ("2025-03-05T16:00:00Z", "2025-03-05T10:00:00-06:00", True),          # the same instant written with timeZone=UTC
+    ("2025-03-05T16:00:00+00:00", "2025-03-05T17:00:00+01:00", True),
+    ("2025-03-05T10:00:00Z", "2025-03-05T10:00:00-06:00", False),          # same wall-clock text, another instant
+    ("2025-03-05T10:00:00", "2025-03-05T10:00:00+00:00", False),           # a naive local time is no instant
+    ("2025-03-05", "2025-03-05T00:00:00Z", False),
+])
+def test_rubric_compares_date_times_as_instants(stored, expected, b):
+    "Issue 21: the calendar rubric compared start.dateTime as text, so the same instant in another zone scored 0."
+    from compoworld_nb.rubric import apply_op
+    assert apply_op("eq", True, stored, expected) is b and apply_op("in", True, stored, [expected]) is b
+    assert apply_op("ne", True, stored, expected) is (not b)
