@@ -279,6 +279,14 @@ class _RecordsView:
     def __repr__(self): return f"{('keys', 'values', 'items')[self._what]}({list(self)!r})"
 
 # %% ../nbs/01_state.ipynb #92322807
+def _seal_unsealed(t: dict, where: tuple) -> None:
+    "Seal the records of `t` that are not sealed yet, at (service, collection, id) from `where`; finding them is one pass at C speed."
+    seals = list(map(getattr, t.values(), repeat("_seal"), repeat(None)))
+    if None not in seals: return
+    svc, name = where
+    for (k, r), w in zip(t.items(), seals):
+        if w is None: seal(r, (svc, name, k))
+
 class Records(Mapping):
     """A committed record collection, persistent (Eq. S4): a *base* table (a dict shared by every collection derived from
     it, never written) and what differs from it — `_d`, an `immutables.Map` (a HAMT: O(log n) copy-on-write updates)
@@ -293,9 +301,7 @@ class Records(Mapping):
     def __init__(self, table: Mapping | None = None, where: tuple = ("?", "?")):
         "A base collection (no lineage) holding the records of `table`, each sealed at (service, collection, id) from `where`."
         t = dict(table.items()) if table is not None else {}
-        svc, name = where
-        for k, r in t.items():
-            if sealed_at(r) is None: seal(r, (svc, name, k))
+        _seal_unsealed(t, where)
         self._set(_Base(t), _EMPTY_MAP, _EMPTY_MAP, 0, len(t), 0, where)
 
     def _set(self, b, d, t, seq, n, dacc, where):
@@ -670,9 +676,7 @@ def _missing(coll: str, id: Any, what: str | None, arg: str | None):
 
 def _seal_plain(s: State, coll: str, t: dict) -> None:
     "Seal every record of a plain-dict collection (a state built by hand) as it is handed out without a copy."
-    svc = _where(s, coll)[0]
-    for k, r in t.items():
-        if sealed_at(r) is None: seal(r, (svc, coll, k))
+    _seal_unsealed(t, _where(s, coll))
 
 def read(s: State, coll: str, id: Any, default: Any = None) -> Any:
     "The record `id` of collection `coll` (a field name) of state `s`, without a copy: sealed, unless the running call made it itself; `default` if absent. O(1)."
