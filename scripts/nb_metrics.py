@@ -157,13 +157,14 @@ def table(rows: list[NotebookMetrics]) -> str:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("nbs", nargs="?", type=Path, default=Path(__file__).resolve().parents[1] / "nbs",
-                   help="notebook folder (default: the project's nbs/)")
+    p.add_argument("nbs", nargs="*", type=Path, default=[Path(__file__).resolve().parents[1] / "nbs"],
+                   help="a notebook folder (default: the project's nbs/) or notebook files")
     p.add_argument("--json", action="store_true", help="one JSON object per notebook instead of the table")
     a = p.parse_args(argv)
-    if not a.nbs.is_dir():
-        print(f"nb_metrics: no notebook folder at {a.nbs}", file=sys.stderr); return 2
-    rows = [measure(f) for f in layer_notebooks(a.nbs)]
+    bad = [p for p in a.nbs if not (p.is_dir() or (p.is_file() and p.suffix == ".ipynb"))]
+    if bad:
+        print(f"nb_metrics: no notebook folder or .ipynb file at {bad[0]}", file=sys.stderr); return 2
+    rows = [measure(f) for p in a.nbs for f in (layer_notebooks(p) if p.is_dir() else [p])]
     if a.json:
         for r in rows: print(json.dumps({**asdict(r), "mean_lines": round(r.mean_lines, 2), "demo_ratio": round(r.demo_ratio, 3)}))
     else: print(table(rows))

@@ -77,4 +77,4 @@ def test_cli_table_and_bad_folder(tmp_path):
     assert r.returncode == 0 and "01_thing.ipynb" in r.stdout, r.stderr
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "nb_metrics.py"), str(tmp_path / "missing")],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and r.stderr.strip() == f"nb_metrics: no notebook folder at {tmp_path / 'missing'}"
+    assert r.returncode == 2 and r.stderr.strip() == f"nb_metrics: no notebook folder or .ipynb file at {tmp_path / 'missing'}"
