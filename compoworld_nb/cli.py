@@ -24,9 +24,10 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'PRETRAINED_RECIPE', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates', 'valid_call_rate',
-           'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main',
-           'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+__all__ = ['KIND_NAMES', 'PRETRAINED_RECIPE', 'MAX_TASKS', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates',
+           'valid_call_rate', 'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md',
+           'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler',
+           'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -334,6 +335,8 @@ def _profile_settings(profile: str) -> dict:
     try: return load_settings(profile)
     except (KeyError, ValueError) as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
 
+MAX_TASKS = 1_000_000  # tasks one `compoworld tasks` run authors: past it a typo (e.g. --n 1e23) would run for years
+
 def _k_range(s: str) -> tuple:
     try:
         lo, _, hi = s.partition("-"); lo = int(lo); hi = int(hi or lo)
@@ -394,7 +397,7 @@ def _cmd_tasks(a) -> dict:
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     from compoworld_nb.walk import MAX_L
     if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
-    if a.n < 1: raise CliError(f"--n {a.n} must be >= 1")
+    if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
     except OSError as e: raise CliError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None

@@ -224,7 +224,7 @@ def load_settings(profile: str | None = None, path: str | os.PathLike | None = N
         if sec not in DEFAULTS and sec not in OPTIONAL:
             raise SettingsError(f"[{sec}] ({f}) is not a settings section{_nearest(sec, list(DEFAULTS))}")
         for k, v in cp[sec].items(): _setting(s, sec, k, v, f"{sec}.{k}", str(f))
-    if profile:
+    if profile is not None:   # "" is a profile name like any other: not found, never silently none
         if not cp.has_section(f"profile:{profile}"): raise KeyError(f"profile={profile!r} not found in {f}")
         for dk, v in cp[f"profile:{profile}"].items():
             sec, _, k = dk.partition(".")

@@ -88,3 +88,18 @@ def test_walk_settings_refuse_an_l_range_above_max_l():
     with pytest.raises(ValueError, match=f"at most MAX_L={MAX_L}"): walk_settings(k=2, l_min=3, l_max=MAX_L + 1)
     with pytest.raises(ValueError, match="at most MAX_L"): sample_length(random.Random(0), 2, 3, 10 ** 23)
     assert walk_settings(k=2, l_min=3, l_max=MAX_L)["l_max"] == MAX_L
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["--n", "100000000000000000000000"], "--n 100000000000000000000000 must be between 1 and 1,000,000"),
+    (["--n", "0"], "--n 0 must be between 1 and 1,000,000"),
+    (["--workers", "1000000000"], "--workers 1000000000 must be an integer between 1 and 1024"),
+    (["--workers", "0"], "--workers 0 must be an integer between 1 and 1024"),
+    (["--profile", ""], "--profile '': profile='' not found"),
+    (["--profile", "nope"], "--profile 'nope': profile='nope' not found")])
+def test_tasks_counts_and_profile_out_of_range_are_one_line_before_any_work(tmp_path, capsys, argv, needle):
+    "Found by the sweep: a huge --n or --workers was accepted (a run for years), and --profile '' silently meant no profile."
+    out = tmp_path / "t.jsonl"
+    msg = one_line_error(capsys, ["tasks", "--out", str(out), *argv])
+    assert needle in msg, msg
+    assert list(tmp_path.iterdir()) == []
