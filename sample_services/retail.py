@@ -585,17 +585,30 @@ def ship_step(ctx, value, want):
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
 from compoworld_nb.service import add_beat
 
-def _customer(ctx) -> dict:
-    "A customer with a pending and a delivered order (or two of either): `{email, name, orders}` for the scenario to write about."
+def _open_customer(ctx, need: int) -> tuple:
+    "The first customer, in a seeded shuffle of the users, with at least `need` orders still pending or delivered: `(user, their open order ids, sorted)`."
     s = ctx.state("retail")
     users = sorted(s.users.values(), key=lambda u: u.user_id)
     ctx.rng.shuffle(users)
     for u in users:
         mine = sorted(o for o in u.orders if o in s.orders and s.orders[o].status in ("pending", "delivered"))
-        if len(mine) >= 2:
-            pick = ctx.rng.sample(mine, min(len(mine), ctx.rng.choice((2, 2, 3))))
-            return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "orders": sorted(pick)}
-    raise AssertionError("no retail customer with two open or delivered orders")
+        if len(mine) >= need: return u, mine
+    raise AssertionError(f"no retail customer with {need} open or delivered orders")
+
+def _customer(ctx) -> dict:
+    "A customer with a pending and a delivered order (or two of either): `{email, name, orders}` for the scenario to write about."
+    u, mine = _open_customer(ctx, 2)
+    pick = ctx.rng.sample(mine, min(len(mine), ctx.rng.choice((2, 2, 3))))
+    return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "orders": sorted(pick)}
+
+def _resolve_order(ctx, order: dict, reason: str) -> tuple:
+    "Resolve one observed order by its status: cancel it (with `reason`) if pending, else return all its items to the payment method it was paid with. `(new status, refund method or None)`."
+    oid = order["order_id"]
+    if order["status"] == "pending":
+        ctx.call("cancel_pending_order", order_id=oid, reason=reason); return "cancelled", None
+    pm = order["payment_history"][0]["payment_method_id"]
+    ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in order["items"]], payment_method_id=pm)
+    return "return requested", pm
 
 @add_beat(service, "orders")
 def orders_beat(ctx, customer: dict, reason: str) -> list[dict]:
@@ -606,12 +619,7 @@ def orders_beat(ctx, customer: dict, reason: str) -> list[dict]:
     out = []
     for oid in customer["orders"]:
         o = ctx.call("get_order_details", order_id=oid)
-        if o["status"] == "pending":
-            ctx.call("cancel_pending_order", order_id=oid, reason=reason); new = "cancelled"
-        else:
-            pm = o["payment_history"][0]["payment_method_id"]
-            ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in o["items"]], payment_method_id=pm)
-            new = "return requested"
+        new, _ = _resolve_order(ctx, o, reason)
         out.append({"order": oid, "status": o["status"], "collection": "orders", "where": {"order_id": oid}, "field": "status", "value": new})
     return out
 orders_beat.customer = _customer
@@ -627,16 +635,10 @@ def customer_beat(ctx, customer: dict) -> dict:
 
 def _complaint(ctx, n: int = 2) -> dict:
     "A customer with at least `n` + 1 orders still pending or delivered: `{email, name, first, orders (n of them), keep (one more)}`."
-    s = ctx.state("retail")
-    users = sorted(s.users.values(), key=lambda u: u.user_id)
-    ctx.rng.shuffle(users)
-    for u in users:
-        mine = sorted(o for o in u.orders if o in s.orders and s.orders[o].status in ("pending", "delivered"))
-        if len(mine) >= n + 1:
-            pick = ctx.rng.sample(mine, n + 1)
-            return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "first": u.name.first_name,
-                    "orders": sorted(pick[:n]), "keep": pick[n]}
-    raise AssertionError(f"no retail customer with {n + 1} open or delivered orders")
+    u, mine = _open_customer(ctx, n + 1)
+    pick = ctx.rng.sample(mine, n + 1)
+    return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "first": u.name.first_name,
+            "orders": sorted(pick[:n]), "keep": pick[n]}
 customer_beat.complaint = _complaint
 
 @add_beat(service, "resolve")
@@ -644,12 +646,7 @@ def resolve_beat(ctx, order: dict, reason: str) -> dict:
     """Resolve one observed order (`get_order_details` output) by its status: a pending order is cancelled with `reason`, a
     delivered one has all its items returned to the payment method it was paid with. `{order, status, new, refund_to, amount, selectors}`."""
     oid = order["order_id"]
-    if order["status"] == "pending":
-        ctx.call("cancel_pending_order", order_id=oid, reason=reason); new, pm = "cancelled", None
-    else:
-        pm = order["payment_history"][0]["payment_method_id"]
-        ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in order["items"]], payment_method_id=pm)
-        new = "return requested"
+    new, pm = _resolve_order(ctx, order, reason)
     sel = {"collection": "orders", "where": {"order_id": oid}}
     return {"order": oid, "status": order["status"], "new": new, "refund_to": pm, "amount": order["payment_history"][0]["amount"],
             "status_sel": {**sel, "field": "status"}, "refund_sel": {**sel, "field": "return_payment_method_id"}, "sel": sel}
