@@ -115,11 +115,15 @@ def test_glob_patterns_that_backtracked_are_answered():
     fs, s0 = LIB["filesystem"], S0["filesystem"]
     s1, o = fs.call(s0, "write_file", {"path": "a" * 40, "content": "x"})
     assert o["ok"]
-    for pat, n in (("*a" * 7 + "*b", 0), ("*a" * 400 + "*b", 0), ("*a" * 20, 1)):
+    from sample_services.kit import QUERY_CHARS
+    longest = "*a" * ((QUERY_CHARS - 2) // 2) + "*b"          # the longest such pattern within the documented limit
+    assert len(longest) <= QUERY_CHARS
+    for pat, n in (("*a" * 7 + "*b", 0), (longest, 0), ("*a" * 20, 1)):
         o = fs.call(s1, "search_files", {"path": s0.root, "pattern": pat})[1]
         assert o["ok"] and sum(p.endswith("/" + "a" * 40) for p in o["data"]) == n
-    o = fs.call(s1, "search_files", {"path": s0.root, "pattern": "ü" * 1001})[1]
-    assert o["error"]["code"] == 400 and "at most 1000" in o["error"]["message"]
+    o = fs.call(s1, "search_files", {"path": s0.root, "pattern": "ü" * (QUERY_CHARS + 1)})[1]
+    assert o["error"]["code"] == 400 and o["error"]["argument"] == "pattern"
+    assert f"at most {QUERY_CHARS} characters" in o["error"]["message"]
 
 
 @pytest.mark.parametrize("args,needle", [
