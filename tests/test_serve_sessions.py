@@ -50,13 +50,12 @@ def test_http_two_parallel_sessions_are_isolated(task_file):
                              "--transport", "http", "--port", "0"], cwd=ROOT, stdin=subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=err, text=True)
     try:
-        url, t0 = None, time.monotonic()
-        while url is None:
+        url = None
+        while url is None:                                   # until the ready line, or the server's exit fails the test
             err.seek(0); text = err.read()
             line = next((l for l in text.splitlines() if l.startswith(f"compoworld: serving task {task.id}")), None)
             if line: url = line.rsplit(" at ", 1)[1]; break
             assert proc.poll() is None, text
-            assert time.monotonic() - t0 < 90, text
             time.sleep(0.1)
         out = {}
         async def session_a():   # names its episode in _meta (works in the stateless 2026-07-28 era)

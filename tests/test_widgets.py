@@ -415,7 +415,7 @@ def test_training_monitor_real_sft_run(tiny):
     mon = TrainingMonitor(model, sft_data=sft_rows(ok), out_dir=d, max_steps=2,
                           cfg=TrainConfig(sft_batch_size=2, max_length=2048))
     assert mon.modes == ["sft"] and mon.start()
-    assert mon.wait(600), "SFT did not finish"
+    assert mon.wait(), "SFT did not finish"          # waits for the run's end, however slow the machine
     assert mon.error is None, mon.error
     assert [h["step"] for h in mon.history] == [1, 2] and all(np.isfinite(h["loss"]) for h in mon.history)
     assert mon.result["steps"] == 2 and mon.result["stopped"] is False and mon.stopped is False
@@ -431,11 +431,10 @@ def test_training_monitor_stop_button_stops_a_real_sft_run(tiny):
     mon = TrainingMonitor(model, sft_data=sft_rows(ok), out_dir=d / "stopped", max_steps=500,
                           cfg=TrainConfig(sft_batch_size=2, max_length=2048, logging_steps=1))
     assert mon.start()
-    deadline = time.monotonic() + 300
-    while not mon.history and mon.running and time.monotonic() < deadline: time.sleep(0.02)
+    while not mon.history and mon.running: time.sleep(0.02)   # until a step is logged (or the run ends, which fails below)
     assert mon.history and mon.error is None, mon.error
     mon.stop_button.click()
-    assert mon.wait(300) and mon.error is None, mon.error
+    assert mon.wait() and mon.error is None, mon.error
     r, steps = mon.result, mon.result["steps"]
     assert mon.stopped is True and r["stopped"] is True and 1 <= steps < 500 and r["max_steps"] == 500
     assert r["out_dir"] is None and not (d / "stopped" / "sft").exists()   # nothing half-trained is left behind
@@ -456,6 +455,6 @@ def test_training_monitor_real_grpo_step(world, tiny):
     mon = TrainingMonitor(model, grpo_data=grpo_rows(tasks[:1]), env_factory=lambda: TaskEnvironment(by_id, library),
                           group_reward=RW.completion_focused, tasks=by_id, out_dir=d, max_steps=1,
                           cfg=TrainConfig(num_generations=2, grpo_batch_size=2, max_turns=2, max_completion_length=48))
-    mon.start(); assert mon.wait(600) and mon.error is None, mon.error
+    mon.start(); assert mon.wait() and mon.error is None, mon.error
     assert len(mon.history) == 1 and np.asarray(mon.history[0]["groups"][0]["b"]).shape == (2, len(tasks[0].rubric))
     assert set(criterion_pass_rates(mon.history[0], by_id)) <= {"goal", "collateral", "output"}
