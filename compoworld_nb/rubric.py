@@ -256,9 +256,10 @@ def narrow(state, c: Criterion):
     if set(c.where) == {"id"} and isinstance(c.where["id"], str):
         r = col.get(c.where["id"])
         return SimpleNamespace(**{c.collection: {c.where["id"]: r} if r is not None else {}})
-    exact = [(k, v) for k, v in c.where.items() if "." not in k and (isinstance(v, str) or (isinstance(v, list) and all(isinstance(x, str) for x in v)))]
+    plain = lambda x: isinstance(x, str) and _instant(x) is None     # a date-time with an offset equals other spellings of its instant
+    exact = [(k, v) for k, v in c.where.items() if "." not in k and (plain(v) or (isinstance(v, list) and all(map(plain, v))))]
     items = col.items()
-    for k, v in exact:   # strings and lists of strings: typed equality is plain equality
+    for k, v in exact:   # strings (not instants) and lists of them: typed equality is plain equality
         items = [(rid, r) for rid, r in items if getattr(r, "__dict__", r).get(k, v) == v]
     rest = {k: v for k, v in c.where.items() if k not in dict(exact)}
     return SimpleNamespace(**{c.collection: {rid: r for rid, r in items if not rest or _may_match(r, rest)}})

@@ -14,6 +14,14 @@ def task():
     raise AssertionError("no admitted task for seeds 0-5 and 11")
 
 
+@pytest.fixture(scope="session")
+def small_task():
+    "One admitted K=2-3, L 3-5 task (seed 0): the small task the hardening and command-line tests feed to commands."
+    ts, _ = generate_tasks(1, seed=0, library=LIB, world_factory=WORLD, k=(2, 3), l_min=3, l_max=5, n_distractors=2,
+                           progress=False, max_attempts=60)
+    return ts[0]
+
+
 def pytest_configure(config):
     "Markers the suite uses (CI runs every one of them; `-m 'not slow'` skips the real-model tests locally)."
     config.addinivalue_line("markers", "slow: runs a real model on CPU (minutes); CI runs it")

@@ -2,17 +2,10 @@
 the value (and, for a file, its line) and exit status 2, before any work and without writing anything; never a traceback."""
 import json, os
 import pytest
-from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.cli import main
 
-LIB, WORLD = default_library()
-
-
 @pytest.fixture(scope="module")
-def task_line():
-    ts, _ = generate_tasks(1, seed=0, library=LIB, world_factory=WORLD, k=(2, 3), l_min=3, l_max=5, n_distractors=2,
-                           progress=False, max_attempts=60)
-    return ts[0].to_jsonl()
+def task_line(small_task): return small_task.to_jsonl()
 
 
 def one_line_error(capsys, argv) -> str:

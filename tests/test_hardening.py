@@ -12,10 +12,7 @@ LIB, WORLD = default_library()
 
 
 @pytest.fixture(scope="module")
-def task():
-    ts, _ = generate_tasks(1, seed=0, library=LIB, world_factory=WORLD, k=(2, 3), l_min=3, l_max=5, n_distractors=2,
-                           progress=False, max_attempts=60)
-    return ts[0]
+def task(small_task): return small_task
 
 
 class Burst:
@@ -156,3 +153,20 @@ def test_rubric_compares_date_times_as_instants(stored, expected, b):
     from compoworld_nb.rubric import apply_op
     assert apply_op("eq", True, stored, expected) is b and apply_op("in", True, stored, [expected]) is b
     assert apply_op("ne", True, stored, expected) is (not b)
+
+
+@pytest.mark.parametrize("stored,selector,b", [("2025-03-05T10:00:00-06:00", "2025-03-05T16:00:00Z", 1),
+                                               ("2025-03-05T10:00:00Z", "2025-03-05T10:00:00-06:00", 0)])
+def test_a_where_on_an_instant_selects_the_same_records_in_every_scorer(stored, selector, b):
+    "`narrow` (the fast path's pre-filter) selects by typed equality too: an instant in `where` matches its other spellings."
+    from compoworld_nb.rubric import Criterion, FinalScorer, Rubric, check, narrow
+    from compoworld_nb.service import Record, State
+    class Ev(Record):
+        start: str
+        title: str
+    class Cal(State):
+        events: dict[str, Ev] = {}
+    s0 = {"cal": Cal(events={"e1": Ev(start=stored, title="x")})}
+    c = Criterion(id="c", kind="state", service="cal", collection="events", where={"start": selector}, field="title", op="eq", value="x")
+    assert check(c, s0, s0, None) == check(c, {"cal": narrow(s0["cal"], c)}, s0, None) == b
+    assert FinalScorer(Rubric(criteria=[c]), s0).score(s0) == [b]
