@@ -531,9 +531,9 @@ _ROOTS: dict[int, tuple] = {}   # id(plain dict) -> (dict, Records made of it): 
 _ROOTS_MAX, _ROOTS_LOCK = 256, threading.Lock()
 
 def _holds(d: dict, r: Records) -> bool:
-    "True if plain dict `d` maps exactly `r`'s base ids to the very same record objects (O(n), one pass at C speed)."
+    "True if plain dict `d` maps exactly `r`'s base ids, in the same order, to the very same record objects (O(n), passes at C speed)."
     t = r._b.table
-    return len(d) == len(t) and all(map(is_, map(d.get, t.keys()), t.values()))
+    return len(d) == len(t) and all(map(operator.eq, d, t)) and all(map(is_, map(d.get, t.keys()), t.values()))
 
 def _as_records(v: Mapping, where: tuple) -> Records:
     "A collection as a committed `Records`: itself if it is one; for a plain dict, the `Records` made of it before while it still holds the same records, else a new base of its records (sealed; O(n))."
@@ -681,7 +681,7 @@ def _seal_plain(s: State, coll: str, t: dict) -> None:
 def read(s: State, coll: str, id: Any, default: Any = None) -> Any:
     "The record `id` of collection `coll` (a field name) of state `s`, without a copy: sealed, unless the running call made it itself; `default` if absent. O(1)."
     t = _coll(s, coll)
-    r = t._peek(id, _ABSENT) if type(t) is CowRecords else t.get(id, _ABSENT)
+    r = _peek(t)(id, _ABSENT)
     if r is _ABSENT: return default
     if type(t) is dict and sealed_at(r) is None: seal(r, (*_where(s, coll), id))
     return r
@@ -742,7 +742,7 @@ def put(s: State, coll: str, id: Any, rec: Any) -> Any:
 def remove(s: State, coll: str, id: Any, what: str | None = None, arg: str | None = None) -> Any:
     "Delete record `id` of `coll` and return it (as `read` would); absent: 404 like `find` when `what` is given, else KeyError."
     t = _coll(s, coll)
-    r = t._peek(id, _ABSENT) if type(t) is CowRecords else t.get(id, _ABSENT)
+    r = _peek(t)(id, _ABSENT)
     if r is _ABSENT: _missing(coll, id, what, arg)
     del t[id]
     return r

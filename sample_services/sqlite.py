@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import CowRecords, Record, Records, State, Service, Visit, add_step, lineage, snapshot
-from compoworld_nb.state import read, scan, entries, ids
+from compoworld_nb.state import read, scan, entries, ids, _peek   # _peek: the no-copy get of any collection (a view's own reads copy)
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
 from .kit import planted_record_step
@@ -108,10 +108,6 @@ def _delta(rows: dict, snap) -> set:
     "Ids whose record in `rows` is not the very object `snap` holds (changed, added or gone); O(n) at C speed."
     same = map(is_, map(_peek(rows), snap.keys), snap.recs)
     return set(compress(snap.keys, map(not_, same))) | (set(rows.keys()) - snap.index.keys())
-
-def _peek(rows):
-    "A no-copy `get` of the rows (reading a call's view through its mapping would copy)."
-    return rows._peek if isinstance(rows, CowRecords) else rows.get
 
 def _base(s: SqliteState, schema: tuple) -> tuple:
     "`((snapshot, base connection, column cache), ids that differ)`: a cached base the state's rows differ from in few ids, else a new base built from the rows' own snapshot (or the one their lineage names). Call under `_LOCK`."

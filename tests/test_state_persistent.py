@@ -71,3 +71,12 @@ def test_equal_int_and_float_values_hash_the_same_at_any_size():
     a, b = Shop(items={"k": Item(id="k", n=2 ** 63)}), Shop(items={"k": Item(id="k", n=2.0 ** 63)})
     assert state_digest(a) == state_digest(b) == state_hash(digest_form(b))
     assert record_digest("k", Item(id="k", n=2 ** 63 + 1)) != record_digest("k", Item(id="k", n=2.0 ** 63))   # unequal values differ
+
+
+def test_a_plain_collection_reordered_in_place_is_not_mistaken_for_its_earlier_records():
+    "The plain-dict -> Records cache reuses a base only while the dict holds the same records in the same order."
+    s = Shop(items={k: Item(id=k) for k in ("a", "b", "c")})
+    d = s.items
+    assert list(commit_view(cow_view(s)).items) == ["a", "b", "c"]
+    d["a"] = d.pop("a")                                   # same ids, same record objects, another order
+    assert list(commit_view(cow_view(s)).items) == ["b", "c", "a"] == list(d)
