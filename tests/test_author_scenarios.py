@@ -151,7 +151,7 @@ def test_restock_leaves_the_product_at_the_level_alone_and_a_restock_of_it_fails
 def test_zone_meeting_emails_each_attendee_their_own_local_time():
     for t in ZONES:
         mails = [c for c in t.rubric if c["service"] == "gmail" and c["op"] == "contains" and "the time in" in c["description"]]
-        assert len(mails) == 3 and len({c["value"] for c in mails}) >= 1
+        assert len(mails) == 3
         assert all(re.match(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:00[+-]\d{2}:\d{2}$", c["value"]) for c in mails)
 
 def test_same_seed_same_task_bytes():
