@@ -126,6 +126,13 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
 def _model_tag(model: str) -> str:
     return "tiny" if model == "tiny" else "model"
 
+def _check_walk(k: tuple, l_max: int, library: dict) -> None:
+    "CliError naming the flag, before any work, when K or L cannot be walked: K above the library, L <= K (Eq. 3), L above `walk.MAX_L`."
+    from compoworld_nb.walk import MAX_L
+    if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
+    if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
+    if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
+
 def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldout: int | None = None, profile: str = "demo",
              k: tuple | None = None, l_max: int | None = None, progress: bool = True, overwrite: bool = False,
              model: str = "smollm2-135m", recipe: dict | None = None) -> dict:
@@ -153,11 +160,8 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
     if n_heldout is None: n_heldout = rc["n_heldout"] if use_rc else 6
     k = tuple(k) if k else (tuple(rc["k"]) if use_rc else (3, min(5, len(library))))
     l_max = l_max if l_max is not None else (max(rc["l_max"], k[1] + 1) if use_rc else max(st["walk"]["l_max"], k[1] + 1))
-    if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
+    _check_walk(k, l_max, library)
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
-    if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
-    from compoworld_nb.walk import MAX_L
-    if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
     stage = staging_dir(out, CliError, overwrite)
     try:
@@ -393,10 +397,7 @@ def _cmd_tasks(a) -> dict:
     library, _ = verified_library()
     k = tuple(a.k) if a.k else (st["walk"]["k"], st["walk"]["k"])   # the paper's K=5 unless --k or a profile says otherwise
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
-    if k[1] > len(library): raise CliError(f"--k {k[1]} is larger than the library ({len(library)} services)")
-    if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
-    from compoworld_nb.walk import MAX_L
-    if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
+    _check_walk(k, l_max, library)
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
@@ -449,10 +450,6 @@ def main(argv: list[str] | None = None) -> int:
 # %% ../nbs/18_cli.ipynb #09235146
 class TrainArgError(ValueError):
     "A bad `compoworld train` value; the message names it (the CLI prints it as one line and exits 2)."
-
-class _OneLineParser(argparse.ArgumentParser):
-    "argparse that reports a bad value as one line `compoworld: error: ...` and exits 2 (as the `compoworld` parser does)."
-    def error(self, message): self.exit(2, f"compoworld: error: {message}\n")
 
 def _positive(kind, name):
     def parse(s):
@@ -537,11 +534,6 @@ def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT row
     return out
 
 # %% ../nbs/18_cli.ipynb #7f22edf5
-def _meta_tools() -> list[dict]:
-    "The meta-tool schemas GRPO shows (`harness.META_TOOLS`, generated from `TaskEnvironment`), so SFT rows and GRPO prompts match."
-    from compoworld_nb.harness import META_TOOLS
-    return META_TOOLS
-
 def cmd_train(a: argparse.Namespace) -> dict:
     "Run `compoworld train sft|grpo` from parsed arguments; returns the JSON summary. Raises `TrainArgError` naming a bad value."
     import torch
@@ -569,7 +561,7 @@ def _cmd_sft(a, st, over, out: Path) -> dict:
     from dataclasses import asdict
     from compoworld_nb.train import TrainConfig, sft
     from compoworld_nb.tinymodel import build_tiny_model
-    rows = sft_data_rows(_read_jsonl(a.data, "--data"), _meta_tools())
+    rows = sft_data_rows(_read_jsonl(a.data, "--data"), META_TOOLS)   # what GRPO shows, so SFT rows and GRPO prompts match
     if not rows: raise TrainArgError(f"--data {a.data!r} holds no verified successful trajectory to train on")
     for k, f in (("epochs", "sft_epochs"), ("batch", "sft_batch_size"), ("lr", "sft_lr"), ("max_length", "max_length")):
         if getattr(a, k) is not None: over[f] = getattr(a, k)
@@ -629,7 +621,7 @@ def train_handler(a: argparse.Namespace) -> int:
 
 def train_main(argv: list[str] | None = None) -> int:
     "`compoworld train ...` on its own (argv without the leading 'train'); returns the exit status (2 for a bad value)."
-    p = _OneLineParser(prog="compoworld")
+    p = _Parser(prog="compoworld")
     register_train_cli(p.add_subparsers(dest="cmd", required=True))
     a = p.parse_args(["train", *(sys.argv[1:] if argv is None else argv)])
     return a.handler(a)

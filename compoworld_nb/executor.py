@@ -15,14 +15,16 @@ from .admission import admission_errors
 from .trajectory import Trajectory
 
 # %% auto #0
-__all__ = ['EXECUTORS', 'MAX_WORKERS', 'Executor', 'LocalExecutor', 'require_ray', 'RayExecutor', 'make_executor', 'where',
+__all__ = ['MAX_WORKERS', 'EXECUTORS', 'Executor', 'LocalExecutor', 'require_ray', 'RayExecutor', 'make_executor', 'where',
            'chunk_seed', 'synthesize_tasks', 'service_seed', 'synthesize_targeted', 'validate_tasks', 'rollout_groups',
            'trajectory_fingerprint', 'add_executor_arguments', 'executor_from_args']
 
 # %% ../nbs/40_executor.ipynb #3a95d640
+MAX_WORKERS = 1024  # more worker processes than any one machine runs usefully: a typo, refused before any work
+
 def _check_workers(workers) -> int:
-    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
-        raise ValueError(f"workers={workers!r} must be an integer >= 1")
+    if not isinstance(workers, int) or isinstance(workers, bool) or not 1 <= workers <= MAX_WORKERS:
+        raise ValueError(f"workers={workers!r} must be an integer between 1 and {MAX_WORKERS}")
     return workers
 
 # %% ../nbs/40_executor.ipynb #6b3a2132
@@ -302,8 +304,6 @@ def add_executor_arguments(p) -> None:
     p.add_argument("--ray-address", default=None, help="connect to an existing Ray cluster (e.g. auto or ray://HEAD:10001) instead of starting one")
 
 # %% ../nbs/40_executor.ipynb #9b5425fc
-MAX_WORKERS = 1024  # more worker processes than any one machine runs usefully: a typo, refused before any work
-
 def executor_from_args(a) -> Executor:
     "The executor the parsed flags ask for (see `make_executor`)."
     if a.ray_address is not None and a.executor != "ray": raise ValueError(f"--ray-address {a.ray_address!r} needs --executor ray")

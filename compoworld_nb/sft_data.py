@@ -63,7 +63,8 @@ def _leaves(x) -> Iterable:
     elif isinstance(x, bool) or x is None: return
     else: yield x
 
-_MONTHS = ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"]
+import calendar as _calendar
+_MONTHS = [m.lower() for m in _calendar.month_name[1:]]   # the written-date rule admission applies (`facts._known`)
 _DATE = re.compile(r"\b(" + "|".join(_MONTHS) + r") (\d{1,2}), (\d{4})\b")
 
 def _shown(text: str) -> str:
