@@ -30,10 +30,13 @@ _MISSING = object()
 _WRONG: OrderedDict = OrderedDict()   # shared wrong-write generations, see `Admission.wrong_writes`
 _RUNS: OrderedDict = OrderedDict()    # shared probes, see `Admission.run`
 
+def _probe_key(adm: "Admission") -> tuple:
+    "What a shared probe is keyed by: the s0 state objects and E_C's service objects (by identity)."
+    return (tuple((n, id(st)) for n, st in adm.s0.items()), tuple(id(s) for s in adm.env.services.values()))
+
 def share_run(adm: "Admission", run: ProbeRun) -> ProbeRun:
     "Make `run` (the probe of `adm.task.reference` from `adm.s0`, or one equal to it in value) the probe of `adm` and of every later `Admission` with the same s0 state objects, E_C and reference; returns it."
-    key = (tuple((n, id(st)) for n, st in adm.s0.items()), tuple(id(s) for s in adm.env.services.values()))
-    _RUNS[key] = (adm.s0, adm.task.reference, run)               # s0 kept alive: the ids in the key stay its states'
+    _RUNS[_probe_key(adm)] = (adm.s0, adm.task.reference, run)               # s0 kept alive: the ids in the key stay its states'
     while len(_RUNS) > 64: _RUNS.popitem(last=False)
     adm.__dict__["run"] = run
     return run
@@ -56,8 +59,7 @@ class Admission:
     @cached_property
     def run(self) -> ProbeRun:
         "The probe from s0; shared with every `Admission` of the same s0, E_C and reference (see `share_run`)."
-        key = (tuple((n, id(st)) for n, st in self.s0.items()), tuple(id(s) for s in self.env.services.values()))
-        e = _RUNS.get(key)
+        e = _RUNS.get(_probe_key(self))
         if e is not None and e[1] == self.task.reference: return e[2]
         return share_run(self, run_calls(self.env, self.s0, self.task.reference))
     @cached_property
@@ -138,8 +140,7 @@ class Admission:
                 wrong.append(w)
 
     def _wrong_key(self) -> tuple:
-        return (tuple((n, id(st)) for n, st in self.s0.items()), tuple(id(s) for s in self.env.services.values()),
-                tuple(self.task.services))
+        return (*_probe_key(self), tuple(self.task.services))
 
     def _gen_wrong(self) -> Iterator[WrongWrite]:
         seen = set().union(*(f.strings for f in self.obs_facts)) if self.obs_facts else set()
@@ -451,10 +452,10 @@ def _flows(a: Admission, i: int, j: int) -> Iterator:
     seen = union([a.obs_facts[k] for k in ci])
     earlier_args = union([a.arg_facts[k] for k, v in enumerate(vis) if v < i])
     consts = set()
-    for k in cj:
-        st = _tool_of(a.run.calls[k])
-        if st and st[0] in a.env.services and st[1] in a.env.services[st[0]].tools:
-            for p in (a.run.calls[k].get("arguments") or {}): consts |= documented_values(a.env.services[st[0]], st[1], p, examples=False)
+    cjs = set(cj)
+    for k, call, svc, tool, _ in reference_tools(a):
+        if k in cjs:
+            for p in (call.get("arguments") or {}): consts |= documented_values(a.env.services[svc], tool, p, examples=False)
     def fresh(v) -> bool:
         return v not in consts and not has_token(a.task.u, str(v)) and str(v) not in earlier_args.strings and str(v) not in earlier_args.atoms
     used_texts = []

@@ -110,16 +110,16 @@ class Play:
         no-guessing rule) and an `excludes` criterion on the same text asks them absent (those not inside `value` itself)."""
         cid = self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
                          "field": sel.get("field"), "op": op, "value": value, "description": description})
-        if rivals and self.shared(sel): rivals = None   # "others absent" there would already hold on s0's records: no requirement
-        if rivals and not _absent_rivals(value, rivals): rivals = None   # every rival is inside the value: none can be asked absent
-        if rivals:
+        # the rivals that can be asked absent: none where "others absent" would already hold on s0's records (shared), nor those inside the value
+        out = _absent_rivals(value, rivals) if rivals and not self.shared(sel) else []
+        if out:
+            ids = {c["id"]: c for c in self.criteria}
             twin = lambda c: (c.get("service"), c["collection"], c["where"], c["field"]) == (self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"))
-            if not any(twin(ids[k]) and set(v) == set(rivals) for ids in [{c["id"]: c for c in self.criteria}] for k, v in self.candidates.items()):
+            if not any(twin(ids[k]) and set(v) == set(rivals) for k, v in self.candidates.items()):
                 self.candidates[cid] = list(rivals)   # one guessing check per text and rival set: the shotgun write is the same
-            out = _absent_rivals(value, rivals)
             same = lambda c: (c["op"], c.get("service"), c["collection"], c["where"], c["field"], c["value"]) == \
                              ("excludes", self.ctx.service, sel["collection"], dict(sel["where"]), sel.get("field"), out)
-            if out and not any(same(c) for c in self.criteria if c["kind"] == "state"):     # one "others absent" check per text
+            if not any(same(c) for c in self.criteria if c["kind"] == "state"):     # one "others absent" check per text
                 self._add({"kind": "state", "service": self.ctx.service, "collection": sel["collection"], "where": dict(sel["where"]),
                            "field": sel.get("field"), "op": "excludes", "value": out, "description": f"{description}, and none of the other {len(out)} candidates"})
         return cid

@@ -601,14 +601,19 @@ def _customer(ctx) -> dict:
     pick = ctx.rng.sample(mine, min(len(mine), ctx.rng.choice((2, 2, 3))))
     return {"email": u.email, "name": f"{u.name.first_name} {u.name.last_name}", "orders": sorted(pick)}
 
-def _resolve_order(ctx, order: dict, reason: str) -> tuple:
-    "Resolve one observed order by its status: cancel it (with `reason`) if pending, else return all its items to the payment method it was paid with. `(new status, refund method or None)`."
-    oid = order["order_id"]
+def _resolve_call(order: dict, reason: str) -> tuple:
+    "How one observed order is resolved by its status: cancelled (with `reason`) if pending, else all its items returned to the payment method it was paid with. `(tool, arguments, new status, refund method or None)`."
     if order["status"] == "pending":
-        ctx.call("cancel_pending_order", order_id=oid, reason=reason); return "cancelled", None
+        return "cancel_pending_order", {"order_id": order["order_id"], "reason": reason}, "cancelled", None
     pm = order["payment_history"][0]["payment_method_id"]
-    ctx.call("return_delivered_order_items", order_id=oid, item_ids=[i["item_id"] for i in order["items"]], payment_method_id=pm)
-    return "return requested", pm
+    return ("return_delivered_order_items", {"order_id": order["order_id"], "item_ids": [i["item_id"] for i in order["items"]], "payment_method_id": pm},
+            "return requested", pm)
+
+def _resolve_order(ctx, order: dict, reason: str) -> tuple:
+    "Resolve one observed order (`_resolve_call`): `(new status, refund method or None)`."
+    tool, args, new, pm = _resolve_call(order, reason)
+    ctx.call(tool, **args)
+    return new, pm
 
 @add_beat(service, "orders")
 def orders_beat(ctx, customer: dict, reason: str) -> list[dict]:
@@ -653,8 +658,6 @@ def resolve_beat(ctx, order: dict, reason: str) -> dict:
 
 def _resolve_mistake(ctx, order: dict, reason: str) -> dict:
     "The plausible mistake an order left alone guards against: resolving it too (cancel if pending, else return it)."
-    if order["status"] == "pending":
-        return {"tool": "retail.cancel_pending_order", "arguments": {"order_id": order["order_id"], "reason": reason}}
-    return {"tool": "retail.return_delivered_order_items", "arguments": {"order_id": order["order_id"], "item_ids": [i["item_id"] for i in order["items"]],
-            "payment_method_id": order["payment_history"][0]["payment_method_id"]}}
+    tool, args, _, _ = _resolve_call(order, reason)
+    return {"tool": f"retail.{tool}", "arguments": args}
 resolve_beat.mistake = _resolve_mistake
