@@ -50,19 +50,20 @@ def main(rollouts: int = 200) -> dict:
         s = copy.deepcopy(s0); write(s, r); deep_hashes.append(state_hash(digest_form(s)))
     t_deep = (time.perf_counter() - t0) / rollouts
 
-    cow_hashes, t0 = [], time.perf_counter()
-    for r in range(rollouts):
-        s = cow_view(s0); write(s, r); commit_view(s); cow_hashes.append(state_digest(s))
-    t_cow = (time.perf_counter() - t0) / rollouts
+    def cow_run(base) -> tuple[list, float]:
+        "Copy-on-write rollouts from `base`: their hashes and the seconds per rollout."
+        hashes, t0 = [], time.perf_counter()
+        for r in range(rollouts):
+            s = cow_view(base); write(s, r); commit_view(s); hashes.append(state_digest(s))
+        return hashes, (time.perf_counter() - t0) / rollouts
+
+    cow_hashes, t_cow = cow_run(s0)
 
     assert cow_hashes == deep_hashes, "copy-on-write and deep-copy paths disagree"
 
     # the same from s0 in committed form (what `task.materialize_s0` hands a rollout): no plain dict to check against
     s0c = commit_view(cow_view(s0)); assert state_digest(s0c) == h0
-    com_hashes, t0 = [], time.perf_counter()
-    for r in range(rollouts):
-        s = cow_view(s0c); write(s, r); commit_view(s); com_hashes.append(state_digest(s))
-    t_com = (time.perf_counter() - t0) / rollouts
+    com_hashes, t_com = cow_run(s0c)
     assert com_hashes == deep_hashes, "the committed s0 path disagrees"
     assert len(set(cow_hashes)) == rollouts and state_hash(digest_form(s0)) == h0, "s0 changed"
 

@@ -6,7 +6,7 @@ in this process."""
 import os, sys
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
-from compoworld_nb.sandbox import Limits, ServiceHost, HostError, SubsetError, check_module, grade_tests, namespaces_available
+from compoworld_nb.sandbox import Limits, ServiceHost, HostError, check_module, grade_tests, namespaces_available
 if not namespaces_available(): os.environ["COMPOWORLD_SANDBOX"] = "hook"
 from compoworld_nb.synthesize import check_draft, load_service_file
 
@@ -57,7 +57,6 @@ os._exit(0)
     "exit 0 at import": "import os\nos._exit(0)\n",
     "exit 0 inside the tool call": '''
 import os
-_real = put.fn if hasattr(put, "fn") else None
 @service.tool(name="put")
 def put(s: KvState, key: str, value: str) -> dict:
     "Store a value."
