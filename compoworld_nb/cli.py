@@ -50,6 +50,7 @@ def score_group(trajs: list[Trajectory], lam: float, delta: float, weights: list
                      "b": "".join(str(int(x)) for x in t.criteria), "steps": len(t.steps)})
     return rows
 
+# %% ../nbs/18_cli.ipynb #4d15b2a7
 KIND_NAMES = {"state": "goal", "unchanged": "collateral", "output": "output"}
 
 def kind_pass_rates(trajs: list[Trajectory], tasks: dict) -> dict:
@@ -59,11 +60,13 @@ def kind_pass_rates(trajs: list[Trajectory], tasks: dict) -> dict:
         for c, b in zip(tasks[t.task_id].rubric, t.criteria): acc.setdefault(KIND_NAMES[c["kind"]], []).append(b)
     return {k: float(np.mean(v)) for k, v in acc.items()}
 
+# %% ../nbs/18_cli.ipynb #45d76dbb
 def valid_call_rate(trajs: list[Trajectory]) -> float:
     "Share of meta-tool calls whose observation is ok (0 when no call was made)."
     calls = [s for t in trajs for s in t.steps]
     return float(np.mean([s.observation.get("ok", False) for s in calls])) if calls else 0.0
 
+# %% ../nbs/18_cli.ipynb #ded57d21
 def summarize(trajs: list[Trajectory]) -> dict:
     "Mean success / uniform / completion-focused reward and valid-call rate over trajectories."
     if not trajs: return {"success": 0.0, "uniform": 0.0, "completion_focused": 0.0, "valid_call_rate": 0.0, "n": 0}
@@ -72,6 +75,7 @@ def summarize(trajs: list[Trajectory]) -> dict:
             "completion_focused": float(np.mean([t.rewards["completion_focused"] for t in trajs])),
             "valid_call_rate": valid_call_rate(trajs), "n": len(trajs)}
 
+# %% ../nbs/18_cli.ipynb #3047a657
 def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int, max_steps: int, lam: float, delta: float,
              desc: str = "rollouts", workers: int = 1) -> tuple[list[Trajectory], list[dict]]:
     "Rollout groups of `n` for every task, scored; returns (trajectories, CSV rows)."
@@ -90,6 +94,7 @@ def corpus_for(tasks: list[Task], trajs: list[Trajectory], library: dict) -> lis
     for tr in trajs: out.append(canonical_json(tr.messages))
     return out
 
+# %% ../nbs/18_cli.ipynb #39ec74da
 def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, list[Trajectory]], tasks: dict) -> list[str]:
     import matplotlib; matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -111,6 +116,7 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
     fig.tight_layout(); fig.savefig(stage / "criterion_pass_rates.png", dpi=110); plt.close(fig)
     return ["reward_curve.png", "criterion_pass_rates.png"]
 
+# %% ../nbs/18_cli.ipynb #a2eecab1
 PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU cores (our choices; measured costs in STACK.md)
     n_tasks=12, n_heldout=3,    # default task counts (the tiny model's are 20 and 6)
     k=(2, 2), l_max=4, distractors=2,  # shorter walks and fewer distractors than the tiny model's: every turn re-reads the whole context
@@ -123,6 +129,7 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     min_sft_rows=16,            # author extra SFT-only tasks until this many trajectories pass admission
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s)
 
+# %% ../nbs/18_cli.ipynb #8bfdce0d
 def _model_tag(model: str) -> str:
     return "tiny" if model == "tiny" else "model"
 
@@ -133,6 +140,7 @@ def _check_walk(k: tuple, l_max: int, library: dict) -> None:
     if l_max <= k[1]: raise CliError(f"--l-max {l_max} must be greater than K={k[1]} (Eq. 3: L > K)")
     if l_max > MAX_L: raise CliError(f"--l-max {l_max} is above the longest walk the author builds (MAX_L={MAX_L})")
 
+# %% ../nbs/18_cli.ipynb #620267be
 def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldout: int | None = None, profile: str = "demo",
              k: tuple | None = None, l_max: int | None = None, progress: bool = True, overwrite: bool = False,
              model: str = "smollm2-135m", recipe: dict | None = None) -> dict:
@@ -169,6 +177,7 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
     except BaseException:
         shutil.rmtree(stage, ignore_errors=True); raise
 
+# %% ../nbs/18_cli.ipynb #4f38983b
 class _Clock:
     "Wall and CPU seconds of each stage (CPU-seconds are what a shared machine can compare)."
     def __init__(self): self.wall, self.cpu = {}, {}
@@ -183,6 +192,7 @@ class _Clock:
                        file=sys.stderr)
         return cm()
 
+# %% ../nbs/18_cli.ipynb #6b9adb2f
 def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start, model="tiny", rc=None) -> dict:
     import dataclasses, torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
@@ -294,6 +304,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     publish(stage, out)
     return summary
 
+# %% ../nbs/18_cli.ipynb #93adaef9
 def demo_goals(pol: dict, tag: str) -> list[dict]:
     "The report's goals, each `{'goal', 'value', 'met'}`: held-out valid-call rate >= 0.9 after SFT; success and uniform after SFT+GRPO above before."
     b, s, g = pol[f"{tag}_before"], pol[f"{tag}_after_sft"], pol[f"{tag}_after_grpo"]
@@ -301,6 +312,7 @@ def demo_goals(pol: dict, tag: str) -> list[dict]:
             {"goal": "held-out success after SFT+GRPO above before", "value": g["success"] - b["success"], "met": g["success"] > b["success"]},
             {"goal": "held-out uniform reward after SFT+GRPO above before", "value": g["uniform"] - b["uniform"], "met": g["uniform"] > b["uniform"]}]
 
+# %% ../nbs/18_cli.ipynb #e3e1ce6a
 def report_md(s: dict) -> str:
     "A short Markdown report of a demo run: the policies' table, the difference after SFT+GRPO, the goals (met or MISSED), timings."
     tag = s.get("tag", "tiny")
@@ -339,6 +351,7 @@ def _profile_settings(profile: str) -> dict:
     try: return load_settings(profile)
     except (KeyError, ValueError) as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
 
+# %% ../nbs/18_cli.ipynb #3358f7a3
 MAX_TASKS = 1_000_000  # tasks one `compoworld tasks` run authors: past it a typo (e.g. --n 1e23) would run for years
 
 def _k_range(s: str) -> tuple:
@@ -349,6 +362,7 @@ def _k_range(s: str) -> tuple:
     if lo < 2: raise argparse.ArgumentTypeError(f"--k {s!r}: K must be at least 2 (a walk composes at least two services)")
     return (lo, hi)
 
+# %% ../nbs/18_cli.ipynb #5add95c6
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="compoworld", description="Compositional Environment Scaling: services, walks, tasks, rollouts, rewards, training.")
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -388,6 +402,7 @@ def build_parser() -> argparse.ArgumentParser:
     for reg in (_fidelity, _tasks_report, _evaluate, _serve_mcp, _synthesize, _verify, _arena, _resources, _export): reg(sub)
     return p
 
+# %% ../nbs/18_cli.ipynb #2a4d1663
 verified_library = load_library   # the one library loader (quarantined tools marked, installed service packages included)
 
 def _cmd_tasks(a) -> dict:
@@ -412,6 +427,7 @@ def _cmd_tasks(a) -> dict:
         if os.path.exists(tmp.name): os.unlink(tmp.name)
     return {"out": str(out), **synthesis_summary(tasks, rej)}
 
+# %% ../nbs/18_cli.ipynb #014faddc
 def _cmd_services(a) -> dict:
     library, _ = default_library()
     if a.stats:
@@ -426,6 +442,7 @@ def _cmd_services(a) -> dict:
         for r in rows: print(f"{r['name']:<10} {r['domain']:<36} {r['tools']:>3} tools  spec={r['spec']}")
     return {"services": rows, "n_services": len(rows), "n_tools": sum(r["tools"] for r in rows)}
 
+# %% ../nbs/18_cli.ipynb #998f9707
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `compoworld` console script; returns the exit status."
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -465,6 +482,7 @@ def _steps(s):
     if v == 0 or v < -1: raise argparse.ArgumentTypeError(f"--max-steps {s!r} must be -1 (run the epochs) or >= 1")
     return v
 
+# %% ../nbs/18_cli.ipynb #2f0f7319
 def register_train_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     """Add `train sft|grpo ...` to a `compoworld` subparsers object; both leaves set `handler` (`p.set_defaults`), which
     runs `cmd_train`, prints the summary (one JSON line with `--json`) and returns the exit status: 0, or 2 after one
@@ -507,6 +525,8 @@ def register_train_cli(subparsers) -> Callable[[argparse.Namespace], int]:
 
 # %% ../nbs/18_cli.ipynb #011e2bb5
 from .trajectory import read_jsonl, JsonlError, _why   # the one JSONL reader and its one-line reasons
+
+# %% ../nbs/18_cli.ipynb #2508284f
 def _json_object(line: str) -> dict:
     "One JSONL row that must be a JSON object (ValueError otherwise)."
     r = json.loads(line)
@@ -518,6 +538,7 @@ def _read_jsonl(path: str, flag: str) -> list[dict]:
     try: return read_jsonl(path, _json_object, name=flag)
     except JsonlError as e: raise TrainArgError(str(e)) from None
 
+# %% ../nbs/18_cli.ipynb #a631ad73
 def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT rows
                   tools: list[dict],  # meta-tool schemas for rows that carry none (use `env_tool_schemas`)
                  ) -> list[dict]:
@@ -557,6 +578,7 @@ def cmd_train(a: argparse.Namespace) -> dict:
     if a.max_steps is not None: over["max_steps"] = a.max_steps
     return (_cmd_sft if a.train_cmd == "sft" else _cmd_grpo)(a, st, over, out)
 
+# %% ../nbs/18_cli.ipynb #b7e145b9
 def _cmd_sft(a, st, over, out: Path) -> dict:
     from dataclasses import asdict
     from compoworld_nb.train import TrainConfig, sft
@@ -577,6 +599,7 @@ def _cmd_sft(a, st, over, out: Path) -> dict:
     if not a.json: print(f"SFT: {res['steps']} steps on {len(rows)} rows, final loss {summary['final_loss']}; saved to {summary['out']}")
     return summary
 
+# %% ../nbs/18_cli.ipynb #5d310947
 def _cmd_grpo(a, st, over, out: Path) -> dict:
     from compoworld_nb.train import TrainConfig, grpo
     tasks = []
@@ -611,6 +634,7 @@ def _cmd_grpo(a, st, over, out: Path) -> dict:
               f"saved to {summary['out']}")
     return summary
 
+# %% ../nbs/18_cli.ipynb #390e6f07
 def train_handler(a: argparse.Namespace) -> int:
     "The `handler` of `compoworld train sft|grpo`: run it, print the summary; 0, or 2 with one line naming a bad value."
     try: res = cmd_train(a)
@@ -619,6 +643,7 @@ def train_handler(a: argparse.Namespace) -> int:
     if a.json: print(json.dumps(res, sort_keys=True, default=str))
     return 0
 
+# %% ../nbs/18_cli.ipynb #0a0ff089
 def train_main(argv: list[str] | None = None) -> int:
     "`compoworld train ...` on its own (argv without the leading 'train'); returns the exit status (2 for a bad value)."
     p = _Parser(prog="compoworld")
