@@ -18,6 +18,7 @@ from .walk import is_authorable
 from .llm import LLMError, llm_config, make_client, chat
 from .harness import META_TOOLS, SYSTEM_PROMPT
 from .evaluate import trajectory_score
+from .cli import corpus_for   # the one tokenizer corpus (meta-tool and service schemas, instructions, transcripts)
 from .executor import (Executor, LocalExecutor, load_library, rollout_groups, synthesize_targeted,
                                     add_executor_arguments, executor_from_args)
 
@@ -25,7 +26,7 @@ from .executor import (Executor, LocalExecutor, load_library, rollout_groups, sy
 __all__ = ['KINDS', 'DIAGNOSIS_PROMPT', 'ROUND_FIELDS', 'arena_services', 'round_seed', 'round_tasks', 'criterion_service',
            'criterion_rows', 'failure_stats', 'rank_weak_services', 'diagnose', 'failure_traces', 'parse_diagnosis',
            'llm_diagnose', 'endpoint_configured', 'targeted_tasks', 'ArenaTraining', 'continue_training', 'ArenaError',
-           'round_row', 'rounds_markdown', 'plot_rounds', 'corpus_text', 'run_arena', 'register_cli']
+           'round_row', 'rounds_markdown', 'plot_rounds', 'run_arena', 'register_cli']
 
 # %% ../nbs/41_arena.ipynb #889a0211
 def arena_services(library: dict,      # name -> Service
@@ -54,6 +55,7 @@ def round_seed(seed: int, r: int, stage: str = "eval") -> int:
     "The seed of round `r`'s `stage` ('eval', 'target', 'rollout') in a run with `seed` (31 bits of sha256)."
     return int.from_bytes(hashlib.sha256(f"compoworld-arena:{seed}:{r}:{stage}".encode()).digest()[:4], "big") >> 1
 
+# %% ../nbs/41_arena.ipynb #6348fad9
 def _tagged(by_service: dict[str, list[Task]], **tag) -> list[Task]:
     out, seen = [], set()
     for s, ts in by_service.items():
@@ -76,6 +78,7 @@ def criterion_service(task: Task, c: dict) -> str:
     e = c.get("edge")
     return task.walk[e[1]] if e else task.walk[-1]
 
+# %% ../nbs/41_arena.ipynb #d2c84528
 def criterion_rows(trajs: Sequence[Trajectory], tasks: dict[str, Task], library: dict) -> list[dict]:
     "One row per (trajectory, criterion): task_id, seed, anchor, criterion, service, domain, kind, passed (0/1)."
     rows = []
@@ -90,6 +93,7 @@ def criterion_rows(trajs: Sequence[Trajectory], tasks: dict[str, Task], library:
                          "domain": library[s].domain if s in library else "unknown", "kind": KINDS[c["kind"]], "passed": int(b)})
     return rows
 
+# %% ../nbs/41_arena.ipynb #902c77e7
 def failure_stats(rows: Sequence[dict]) -> dict:
     "`{by_service, by_domain, by_kind}`: per key `{criteria, failed, fail_rate, trajectories, failed_trajectories}` (keys sorted)."
     out = {}
@@ -142,6 +146,7 @@ DIAGNOSIS_PROMPT = ("You diagnose a tool-using agent from its evaluation results
                     'Reply with one JSON object only: {"weak_services": [{"service": str, "root_cause": str, "guideline": str}]}, '
                     "most problematic first, using service names exactly as given.")
 
+# %% ../nbs/41_arena.ipynb #8cfbd5af
 def failure_traces(trajs: Sequence[Trajectory], tasks: dict[str, Task], limit: int = 5, chars: int = 300) -> list[dict]:
     "Up to `limit` failed trajectories in a compact form: task, services, instruction, failed criteria, tool calls, error observations."
     out = []
@@ -157,6 +162,7 @@ def failure_traces(trajs: Sequence[Trajectory], tasks: dict[str, Task], limit: i
                     "calls": [c for c in calls if c][:12], "errors": errors[:5], "steps": len(t.steps), "truncated": t.truncated})
     return out
 
+# %% ../nbs/41_arena.ipynb #061ac2a1
 def parse_diagnosis(text: str, services: Sequence[str], top: int = 2) -> tuple[list[dict], list[str]]:
     "`(weak, rejected)` from a model's reply: the JSON object (code fences allowed), only names in `services`, at most `top`; ValueError if there is no JSON object."
     m = re.search(r"\{.*\}", text or "", re.S)
@@ -172,6 +178,7 @@ def parse_diagnosis(text: str, services: Sequence[str], top: int = 2) -> tuple[l
         weak.append({"service": s, "root_cause": str(it.get("root_cause", "")), "guideline": str(it.get("guideline", ""))})
     return weak[:top], rejected
 
+# %% ../nbs/41_arena.ipynb #35e1843d
 def llm_diagnose(trajs: Sequence[Trajectory], tasks: dict[str, Task], library: dict, services: Sequence[str],
                  client=None,                # an `openai.OpenAI` client (default: `llm.make_client(llm_config(model))`)
                  model: str | None = None,   # model name (default: settings / environment)
@@ -197,6 +204,7 @@ def llm_diagnose(trajs: Sequence[Trajectory], tasks: dict[str, Task], library: d
         w.update(domain=library[w["service"]].domain, fail_rate=v["fail_rate"], failed=v["failed"], criteria=v["criteria"])
     return {"source": "llm", "weak": weak, "error": None, "rejected": rejected}
 
+# %% ../nbs/41_arena.ipynb #438d10b1
 def endpoint_configured(env: dict | None = None) -> bool:
     "True when a chat endpoint and model name are configured (settings `[model]` or `COMPOWORLD_MODEL_*` / `OPENAI_BASE_URL`)."
     try: return llm_config(env=env).base_url is not None
@@ -226,6 +234,7 @@ class ArenaTraining:
     max_completion_length: int = 96  # GRPO tokens per rollout
     threads: int | None = 1      # torch threads while training
 
+# %% ../nbs/41_arena.ipynb #a569e526
 def continue_training(model_dir: str | Path, targeted: Sequence[Task], own: Sequence[Trajectory], library: dict,
                       train: ArenaTraining, out_dir: str | Path, seed: int = 0, executor: Executor | None = None) -> dict:
     "SFT (and optionally GRPO) from `model_dir` on verified successes for the targeted tasks; returns `{model_dir, sft_rows, sft_steps, sft_loss, grpo_steps, grpo_reward}`."
@@ -259,6 +268,7 @@ def continue_training(model_dir: str | Path, targeted: Sequence[Task], own: Sequ
 class ArenaError(ValueError):
     "A bad arena value (count, policy, output directory); the message names it."
 
+# %% ../nbs/41_arena.ipynb #794fa3d4
 ROUND_FIELDS = ["round", "policy", "tasks", "trajectories", "pass_rate", "mean_score", "goal", "collateral", "output",
                 "weak_services", "diagnosis", "targeted_tasks", "sft_rows", "sft_steps", "sft_loss", "grpo_steps", "seconds"]
 
@@ -277,12 +287,14 @@ def round_row(r: int, policy: str, trajs: Sequence[Trajectory], tasks: dict[str,
             "targeted_tasks": len(targeted), "sft_rows": tr.get("sft_rows", 0), "sft_steps": tr.get("sft_steps", 0),
             "sft_loss": f"{loss[0]:.3f}->{loss[1]:.3f}" if loss else "", "grpo_steps": tr.get("grpo_steps", 0), "seconds": round(seconds, 1)}
 
+# %% ../nbs/41_arena.ipynb #81e1c029
 def rounds_markdown(rows: Sequence[dict]) -> str:
     "The round table as GitHub markdown (rates with 3 decimals)."
     fmt = lambda v: "" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
     lines = ["| " + " | ".join(ROUND_FIELDS) + " |", "|" + "---|" * len(ROUND_FIELDS)]
     return "\n".join(lines + ["| " + " | ".join(fmt(r[f]) for f in ROUND_FIELDS) + " |" for r in rows]) + "\n"
 
+# %% ../nbs/41_arena.ipynb #c89807ee
 def plot_rounds(rows: Sequence[dict], service_fail: Sequence[dict], path: str | os.PathLike) -> Path:
     "Two panels saved as PNG: pass rate and mean score per round; fail rate per service (rows) and round (columns)."
     import matplotlib; matplotlib.use("Agg")
@@ -302,11 +314,6 @@ def plot_rounds(rows: Sequence[dict], service_fail: Sequence[dict], path: str | 
     return Path(path)
 
 # %% ../nbs/41_arena.ipynb #83ae3f09
-def corpus_text(tasks: Sequence[Task], trajs: Sequence[Trajectory], library: dict) -> list[str]:
-    "Local text a tiny model's tokenizer is trained on: meta-tool and service schemas, instructions, transcripts."
-    out = [canonical_json(META_TOOLS), SYSTEM_PROMPT] + [canonical_json(s.schemas()) for s in library.values()]
-    return out + [t.u for t in tasks] + [canonical_json(tr.messages) for tr in trajs]
-
 def _count(name: str, v, lo: int) -> int:
     if not isinstance(v, int) or isinstance(v, bool) or v < lo: raise ArenaError(f"--{name} {v!r} must be an integer >= {lo}")
     return v
@@ -371,7 +378,7 @@ def run_arena(out: str | os.PathLike,            # output folder: new or empty (
             if spec == "tiny":
                 from compoworld_nb.tinymodel import build_tiny_model
                 ref = [t for g in rollout_groups(tasks, "scripted", n=1, seed=seed, executor=ex, library=library) for t in g]
-                spec = "hf:" + str(build_tiny_model(corpus_text(tasks, ref, lib), stage / "models" / "base", vocab_size=512, seed=seed))
+                spec = "hf:" + str(build_tiny_model(corpus_for(tasks, ref, lib), stage / "models" / "base", vocab_size=512, seed=seed))
             if progress: print(f"round {r}: {len(tasks)} tasks, policy {spec}", file=sys.stderr)
             trajs = [t for g in rollout_groups(tasks, spec, n, round_seed(seed, r, "rollout"), ex, max_steps, library) for t in g]
             rows = criterion_rows(trajs, by_id, lib)
