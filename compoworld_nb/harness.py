@@ -11,6 +11,7 @@ from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 import numpy as np
 from tqdm.auto import tqdm
+from fastcore.basics import patch_to
 from .core import *
 from .compose import *
 from .llm import LLMError
@@ -20,7 +21,7 @@ from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'MetaToolEnv', 'TaskEnvironment', 'tool_schema',
+__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment', 'tool_schema',
            'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
@@ -30,93 +31,30 @@ def compact_signature(name: str, parameters: dict) -> str:
     args = [p if p in req else f"{p}?" for p in parameters.get("properties", {})]
     return f"{name}({', '.join(args)})"
 
-class MetaToolEnv:
-    "One episode's state machine under `TaskEnvironment`: the task's E_C from a fresh s0, driven only through the four meta-tools (observations as envelopes), every step recorded."
-    def __init__(self, task: Task, library: dict, s0: JointState | None = None):
-        self.task, self.env = task, task_env(task, library)
-        self.s0 = s0 if s0 is not None else materialize_s0(task, library)
-        self.js = self.s0
-        self.steps: list[TrajectoryStep] = []
-        self._hashed: tuple = (None, "")  # (joint state, its hash): a step that changes nothing reuses it
-
-    def joint_hash(self) -> str:
-        "Hash of the current joint state (recomputed only after a step that changed it)."
-        if self._hashed[0] is not self.js: self._hashed = (self.js, joint_hash(self.js))
-        return self._hashed[1]
-
-    def list_services(self) -> dict:
-        return ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
-
-    def list_tools(self, service: str) -> dict:
-        if service not in self.env.services: return err(404, f"unknown service={service!r}; call list_services", "service")
-        s = self.env.services[service]
-        return ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in s.tools.items()])
-
-    def describe_tool(self, tool: str) -> dict:
-        try: t = self.env.get_tool(tool)
-        except ValueError as e: return err(400, str(e), "tool")            # not 'service.tool': the 400 that call_tool gives
-        except KeyError as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
-        d = {"tool": tool, "description": t.description, "parameters": t.parameters}
-        if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
-        return ok(d)
-
-    def call_tool(self, tool: str, arguments: Any = None) -> dict:
-        self.js, o = self.env.call(self.js, tool, arguments); return o
-
-    def dispatch(self, name: str, arguments: Any) -> dict:
-        "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400). Never raises."
-        m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)   # the schemas generated from `TaskEnvironment`
-        if m is None: return err(400, f"unknown meta-tool {str(name)[:60]!r}; use one of {META_NAMES}", "name")
-        if arguments is None or arguments == "": arguments = {}
-        if not isinstance(arguments, dict):
-            return err(400, f"{name} arguments must be an object, got {type(arguments).__name__}: {str(arguments)[:80]!r}", "arguments")
-        spec = m["function"]["parameters"]
-        extra = [k for k in arguments if k not in spec["properties"]]
-        if extra: return err(400, f"{name}: unknown argument {extra[0]!r}", extra[0])
-        miss = [k for k in spec.get("required", []) if k not in arguments]
-        if miss: return err(400, f"{name}: missing required argument {miss[0]!r}", miss[0])
-        for k in ("service", "tool"):
-            if k in arguments and not isinstance(arguments[k], str):
-                return err(400, f"{name}: argument {k!r} must be a string, got {arguments[k]!r:.60}", k)
-        return getattr(self, name)(**arguments)
-
-    def step(self, name: str, arguments: Any, latency: float = 0.0) -> dict:
-        "Dispatch and record one trajectory step (call, observation, joint-state hash after it)."
-        o = self.dispatch(name, arguments)
-        sim = False
-        if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
-            svc, _, tool = arguments["tool"].partition(".")        # simulated: the call reached a world model (Service.simulates)
-            sim = svc in self.env.services and self.env.services[svc].simulates(tool, arguments.get("arguments"))
-        self.record({"name": name, "arguments": arguments}, o, sim, latency)
-        return o
-
-    def record(self, call: dict, observation: dict, simulated: bool = False, latency: float = 0.0) -> None:
-        "Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON)."
-        self.steps.append(TrajectoryStep(call=call, observation=observation, state_hash=self.joint_hash(),
-                                         simulated=simulated, latency=latency))
-
-    def criteria(self, answer: str | None = None) -> list[int]:
-        "The rubric's b vector on the current joint state and final `answer` (the one scorer, `rubric.final_scorer`)."
-        return final_scorer(self.task, self.s0).score(self.js, answer)
-
-# %% ../nbs/13_harness.ipynb #748d1660
+# %% ../nbs/13_harness.ipynb #3a3b65dd
 class TaskEnvironment:
-    """One episode environment over a task set, a plain TRL/OpenEnv environment: its public methods are exactly `reset`
-    and the four meta-tools (text in, canonical-JSON text out), plus `get_reward` for single-episode use. The rubric
-    stays private: the b vector is `_criteria(answer)`. `GRPOTrainer(environment_factory=...)` shows a model exactly
-    these four tools, and `META_TOOLS` is generated from these methods."""
+    """The one episode environment of the four meta-tools over a task set, a plain TRL/OpenEnv environment.
+    Public methods: `reset`, the four meta-tools (text in, canonical-JSON observation text out, cut to `obs_chars`) and
+    `get_reward`; `GRPOTrainer(environment_factory=...)` offers a model exactly these, and `META_TOOLS` is generated
+    from them. The harness side is underscored so no model sees it: `_step(name, arguments)` (one decoded call,
+    dispatched and recorded; the observation as a dict; never raises), `_record`, `_joint_hash`, `_criteria(answer)`
+    (the rubric's b vector) and `_weights`. The episode: `task`, `s0`, `js`, `steps`, `env` (E_C); None / [] before
+    `reset`. Built over one task, the episode starts at once. (This class absorbed the former `MetaToolEnv`.)"""
     def __init__(self, tasks: dict | list | Task,   # {task_id: Task}, a list of tasks, or one task
                  library: dict,                     # {name: Service}
-                 obs_chars: int = 600,              # longest observation returned, in characters
+                 obs_chars: int = 600,              # longest observation the public meta-tools return, in characters
                  reward: str = "uniform",           # the registered reward variant `get_reward` uses (a group of one)
                  s0: JointState | None = None):     # the initial joint state to start from (one task only; default: materialised)
         if isinstance(tasks, Task): tasks = {tasks.id: tasks}
         elif isinstance(tasks, (list, tuple)): tasks = {t.id: t for t in tasks}
-        self.tasks, self.library, self.obs_chars, self.reward, self.env = tasks, library, obs_chars, reward, None
-        self._s0 = {}
+        self.tasks, self.library, self.obs_chars, self.reward = tasks, library, obs_chars, reward
+        self.task = self.env = self.s0 = self.js = None
+        self.steps: list[TrajectoryStep] = []
+        self._s0, self._hashed = {}, (None, "")     # s0 per task; (joint state, its hash): a step that changes nothing reuses it
         if s0 is not None:
             if len(tasks) != 1: raise ValueError(f"s0= needs exactly one task; got {len(tasks)}")
             self._s0[next(iter(tasks))] = s0
+        if len(tasks) == 1: self.reset()
 
     def reset(self, task_id: str | None = None, **row) -> str | None:
         "Start a fresh episode of task `task_id` (TRL passes the dataset row; with one task `task_id` may be omitted). KeyError if unknown."
@@ -124,68 +62,90 @@ class TaskEnvironment:
         if task_id not in self.tasks: raise KeyError(f"unknown task_id={task_id!r}")
         t = self.tasks[task_id]
         if task_id not in self._s0: self._s0[task_id] = materialize_s0(t, self.library)
-        self.env = MetaToolEnv(t, self.library, self._s0[task_id]); return None
+        self.task, self.env, self.steps = t, task_env(t, self.library), []
+        self.s0 = self.js = self._s0[task_id]
+        return None
 
-    def _obs(self, name, args) -> str:
-        if self.env is None: raise RuntimeError("call reset(task_id=...) before the meta-tools")
-        return canonical_json(self.env.step(name, args))[: self.obs_chars]
+# %% ../nbs/13_harness.ipynb #f3494b5a
+@patch_to(TaskEnvironment)
+def _list_services(self) -> dict:
+    "Every service of the episode (the task's and the distractors), name and description, in name order."
+    return ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
 
-    def list_services(self) -> str:
-        """List the services available in this workspace.
+@patch_to(TaskEnvironment)
+def _list_tools(self, service: str) -> dict:
+    "One `compact_signature` per tool of `service`; 404 for an unknown service."
+    if service not in self.env.services: return err(404, f"unknown service={service!r}; call list_services", "service")
+    return ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in self.env.services[service].tools.items()])
 
-        Returns:
-            The observation envelope as JSON: each service's name and description.
-        """
-        return self._obs("list_services", {})
+@patch_to(TaskEnvironment)
+def _describe_tool(self, tool: str) -> dict:
+    "The tool's description and argument schema (and why verification quarantined it, if it did); 400 / 404 as `call_tool`."
+    try: t = self.env.get_tool(tool)
+    except ValueError as e: return err(400, str(e), "tool")            # not 'service.tool': the 400 that call_tool gives
+    except KeyError as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
+    d = {"tool": tool, "description": t.description, "parameters": t.parameters}
+    if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
+    return ok(d)
 
-    def list_tools(self, service: str) -> str:
-        """List the tools of one service, one line each.
+@patch_to(TaskEnvironment)
+def _call_tool(self, tool: str, arguments: Any = None) -> dict:
+    "Run `tool` on the current joint state (E_C's pure call, Eq. 1): the state moves to s', the observation comes back."
+    self.js, o = self.env.call(self.js, tool, arguments); return o
 
-        Args:
-            service: a service name from list_services
+# %% ../nbs/13_harness.ipynb #965baac6
+@patch_to(TaskEnvironment)
+def _obs(self, name: str, args: dict) -> str:
+    "The recorded step's observation as canonical JSON, cut to `obs_chars`: what a model reads."
+    return canonical_json(self._step(name, args))[: self.obs_chars]
 
-        Returns:
-            The observation envelope as JSON: one compact signature per tool.
-        """
-        return self._obs("list_tools", {"service": service})
+@patch_to(TaskEnvironment)
+def list_services(self) -> str:
+    """List the services available in this workspace.
 
-    def describe_tool(self, tool: str) -> str:
-        """Show the argument schema of one tool.
+    Returns:
+        The observation envelope as JSON: each service's name and description.
+    """
+    return self._obs("list_services", {})
 
-        Args:
-            tool: the tool, written service.tool
+@patch_to(TaskEnvironment)
+def list_tools(self, service: str) -> str:
+    """List the tools of one service, one line each.
 
-        Returns:
-            The observation envelope as JSON: the tool's description and argument schema.
-        """
-        return self._obs("describe_tool", {"tool": tool})
+    Args:
+        service: a service name from list_services
 
-    def call_tool(self, tool: str, arguments: dict | None = None) -> str:
-        """Call one tool with its arguments.
+    Returns:
+        The observation envelope as JSON: one compact signature per tool.
+    """
+    return self._obs("list_tools", {"service": service})
 
-        Args:
-            tool: the tool, written service.tool
-            arguments: the tool's arguments as an object
+@patch_to(TaskEnvironment)
+def describe_tool(self, tool: str) -> str:
+    """Show the argument schema of one tool.
 
-        Returns:
-            The observation envelope as JSON: the tool's result or an error.
-        """
-        return self._obs("call_tool", {"tool": tool, "arguments": arguments})
+    Args:
+        tool: the tool, written service.tool
 
-    def get_reward(self) -> float:
-        "Single-episode reward: the `reward` variant on this episode's b (a group of one; no final answer, so `output` criteria fail). GRPO scores groups and final answers with `train.grpo_reward` instead."
-        return float(rewards.get_reward(self.reward)(np.array([self._criteria(None)]))[0])
+    Returns:
+        The observation envelope as JSON: the tool's description and argument schema.
+    """
+    return self._obs("describe_tool", {"tool": tool})
 
-    def _weights(self) -> list[float]:
-        "The static criterion weights s_j of the episode's rubric (what `rewards` take as `weights`)."
-        if self.env is None: raise RuntimeError("call reset(task_id=...) first")
-        return self.env.task.v.weights()
+@patch_to(TaskEnvironment)
+def call_tool(self, tool: str, arguments: dict | None = None) -> str:
+    """Call one tool with its arguments.
 
-    def _criteria(self, answer: str | None = None) -> list[int]:
-        "The rubric's b vector on the episode's current joint state and final `answer` (the one scorer)."
-        if self.env is None: raise RuntimeError("call reset(task_id=...) first")
-        return self.env.criteria(answer)
+    Args:
+        tool: the tool, written service.tool
+        arguments: the tool's arguments as an object
 
+    Returns:
+        The observation envelope as JSON: the tool's result or an error.
+    """
+    return self._obs("call_tool", {"tool": tool, "arguments": arguments})
+
+# %% ../nbs/13_harness.ipynb #748d1660
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}   # the hints tools here use (TRL writes these the same)
 
 def _json_type(hint, where: str) -> dict:
@@ -227,6 +187,67 @@ def meta_tool_schemas(env_cls: type = TaskEnvironment) -> list[dict]:
 META_TOOLS = meta_tool_schemas()   # the one set of meta-tool schemas: SFT rows, policies, GRPO prompts and the docs all show these
 META_NAMES = [m["function"]["name"] for m in META_TOOLS]
 
+# %% ../nbs/13_harness.ipynb #9428f682
+@patch_to(TaskEnvironment)
+def _joint_hash(self) -> str:
+    "Hash of the current joint state (recomputed only after a step that changed it)."
+    if self._hashed[0] is not self.js: self._hashed = (self.js, joint_hash(self.js))
+    return self._hashed[1]
+
+@patch_to(TaskEnvironment)
+def _dispatch(self, name: str, arguments: Any) -> dict:
+    "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400), checked against its `META_TOOLS` schema. Never raises."
+    m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)
+    if m is None: return err(400, f"unknown meta-tool {str(name)[:60]!r}; use one of {META_NAMES}", "name")
+    if arguments is None or arguments == "": arguments = {}
+    if not isinstance(arguments, dict):
+        return err(400, f"{name} arguments must be an object, got {type(arguments).__name__}: {str(arguments)[:80]!r}", "arguments")
+    spec = m["function"]["parameters"]
+    extra = [k for k in arguments if k not in spec["properties"]]
+    if extra: return err(400, f"{name}: unknown argument {extra[0]!r}", extra[0])
+    miss = [k for k in spec.get("required", []) if k not in arguments]
+    if miss: return err(400, f"{name}: missing required argument {miss[0]!r}", miss[0])
+    for k in ("service", "tool"):
+        if k in arguments and not isinstance(arguments[k], str):
+            return err(400, f"{name}: argument {k!r} must be a string, got {arguments[k]!r:.60}", k)
+    return getattr(self, f"_{name}")(**arguments)
+
+@patch_to(TaskEnvironment)
+def _record(self, call: dict, observation: dict, simulated: bool = False, latency: float = 0.0) -> None:
+    "Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON)."
+    self.steps.append(TrajectoryStep(call=call, observation=observation, state_hash=self._joint_hash(),
+                                     simulated=simulated, latency=latency))
+
+@patch_to(TaskEnvironment)
+def _step(self, name: str, arguments: Any, latency: float = 0.0) -> dict:
+    "Dispatch and record one step (call, observation, joint-state hash after it); the observation as a dict. Never raises."
+    if self.env is None: raise RuntimeError("call reset(task_id=...) before the meta-tools")
+    o = self._dispatch(name, arguments)
+    sim = False
+    if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
+        svc, _, tool = arguments["tool"].partition(".")        # simulated: the call reached a world model (Service.simulates)
+        sim = svc in self.env.services and self.env.services[svc].simulates(tool, arguments.get("arguments"))
+    self._record({"name": name, "arguments": arguments}, o, sim, latency)
+    return o
+
+# %% ../nbs/13_harness.ipynb #96788b00
+@patch_to(TaskEnvironment)
+def _criteria(self, answer: str | None = None) -> list[int]:
+    "The rubric's b vector (b_ij in {0,1}, one per criterion) on the current joint state and final `answer` (`rubric.final_scorer`)."
+    if self.env is None: raise RuntimeError("call reset(task_id=...) first")
+    return final_scorer(self.task, self.s0).score(self.js, answer)
+
+@patch_to(TaskEnvironment)
+def _weights(self) -> list[float]:
+    "The static criterion weights s_j of the episode's rubric (what `rewards` take as `weights`)."
+    if self.env is None: raise RuntimeError("call reset(task_id=...) first")
+    return self.task.v.weights()
+
+@patch_to(TaskEnvironment)
+def get_reward(self) -> float:
+    "Single-episode reward: the `reward` variant on this episode's b (a group of one; no final answer, so `output` criteria fail). GRPO scores groups and final answers with `train.grpo_reward` instead."
+    return float(rewards.get_reward(self.reward)(np.array([self._criteria(None)]))[0])
+
 # %% ../nbs/13_harness.ipynb #e5b25d23
 SYSTEM_PROMPT = ("You work in a workspace of services through four tools: list_services, list_tools, describe_tool "
                  "and call_tool. Do what the user asks using call_tool; when you are done, reply with a short final message.")
@@ -249,7 +270,7 @@ def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
 def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_steps: int = 24,
                 s0: JointState | None = None, obs_chars: int = 600) -> Trajectory:
     "One rollout ρ of `policy` on `task` from (a copy of) s0; returns the scored trajectory."
-    env = MetaToolEnv(task, library, s0)
+    env = TaskEnvironment(task, library, s0=s0)
     policy.reset(task, seed)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.u}]
     answer, truncated, n = None, True, 0
@@ -279,11 +300,11 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
                 name, raw = f.get("name"), f.get("arguments")
                 name = name if isinstance(name, str) else ("" if name is None else str(name))
                 args, o = decode_arguments(raw)
-            if o is None: o = env.step(name, args, lat)
-            else: env.record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)
+            if o is None: o = env._step(name, args, lat)
+            else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)
             messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": canonical_json(o)[:obs_chars]})
             n += 1
-    b = env.criteria(answer)
+    b = env._criteria(answer)
     r = rewards.reward_table([b], ["uniform", "success"], weights=task.v.weights())   # a group of one (rewards.py)
     return Trajectory(task_id=task.id, policy=policy.name, seed=seed, steps=env.steps, final_answer=answer,
                       criteria=b, rewards={k: float(v[0]) for k, v in r.items()},

@@ -15,7 +15,7 @@ from openenv.core.env_server.http_server import create_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import Action, Observation, State
 from .task import Task, materialize_s0
-from .harness import MetaToolEnv, META_NAMES
+from .harness import TaskEnvironment, META_NAMES
 from .serve import episode_score
 
 # %% auto #0
@@ -58,8 +58,8 @@ class CompoWorldEnvironment(Environment):
         tid = next(iter(self.tasks)) if task_id is None else task_id
         if tid not in self.tasks: raise ValueError(f"unknown task_id={str(tid)[:80]!r} ({len(self.tasks)} tasks)")
         t = self.tasks[tid]
-        self.env = MetaToolEnv(t, self.library)
-        self._state = EpisodeState(episode_id=episode_id, step_count=0, task_id=tid, state_hash=self.env.joint_hash())
+        self.env = TaskEnvironment(t, self.library)
+        self._state = EpisodeState(episode_id=episode_id, step_count=0, task_id=tid, state_hash=self.env._joint_hash())
         return MetaObservation(task_id=tid, instruction=t.u, result={"ok": True, "data": {"tools": META_NAMES + ["submit"]}})
 
     def step(self, action: MetaAction, timeout_s: float | None = None, **kw) -> MetaObservation:
@@ -70,8 +70,8 @@ class CompoWorldEnvironment(Environment):
             a = action.arguments.get("answer")
             s = episode_score(self.env.task, self.env.s0, self.env.js, a if isinstance(a, str) else None)
             return MetaObservation(task_id=self._state.task_id, result={"ok": True, "data": s}, criteria=s["b"], reward=s["R"], done=True)
-        o = self.env.step(action.tool, action.arguments)
-        self._state.state_hash = self.env.joint_hash()
+        o = self.env._step(action.tool, action.arguments)
+        self._state.state_hash = self.env._joint_hash()
         done = self._state.step_count >= self.max_steps
         if done:
             s = episode_score(self.env.task, self.env.s0, self.env.js, None)

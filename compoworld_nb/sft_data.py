@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from .core import canonical_json
 
 from .policies import _tc
-from .harness import run_episode, MetaToolEnv, SYSTEM_PROMPT
+from .harness import run_episode, TaskEnvironment, SYSTEM_PROMPT
 from .task import Task
 from .trajectory import Trajectory
 
@@ -114,7 +114,7 @@ def revealing_reference(task: Task,  # the task whose reference is walked
                         obs_chars: int = 600,  # observations as the policy sees them (cut as in `run_episode`)
                        ) -> list[dict]:
     "The task's reference calls with read-only calls inserted before any call whose identifiers no earlier observation (cut to `obs_chars`) showed, where a read shows them."
-    env = MetaToolEnv(task, library)
+    env = TaskEnvironment(task, library)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
     for c in task.reference:
         args = c.get("arguments") or {}

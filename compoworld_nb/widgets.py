@@ -22,7 +22,7 @@ from .trajectory import Trajectory
 from .rubric import OPS, Criterion, Rubric, check
 from .task import Task, materialize_s0
 from .author import default_library, can_follow
-from .harness import MetaToolEnv
+from .harness import TaskEnvironment
 from . import rewards as RW
 
 # %% auto #0
@@ -272,14 +272,14 @@ def replay_states(task: Task, # the task (its s0, services and reference)
     "Joint states before and after every step, replayed from s0 through the meta-tools; each step dict has `call`, `observation`, `hash`, `recorded_hash` (None for the reference) and `matches`. Raises ValueError if the trajectory belongs to another task."
     if trajectory is not None and trajectory.task_id != task.id:
         raise ValueError(f"trajectory.task_id={trajectory.task_id!r} is not the task's id {task.id!r}")
-    env = MetaToolEnv(task, library)
+    env = TaskEnvironment(task, library)
     if trajectory is None:
         calls = [{"name": "call_tool", "arguments": {"tool": c["tool"], "arguments": c["arguments"]}} for c in task.reference]
         recorded = [None] * len(calls)
     else: calls, recorded = [s.call for s in trajectory.steps], [s.state_hash for s in trajectory.steps]
     states, steps = [env.js], []
     for c, h in zip(calls, recorded):
-        o = env.step(c.get("name"), c.get("arguments"))
+        o = env._step(c.get("name"), c.get("arguments"))
         states.append(env.js)
         steps.append({"call": c, "observation": o, "hash": env.steps[-1].state_hash, "recorded_hash": h,
                       "matches": None if h is None else h == env.steps[-1].state_hash})

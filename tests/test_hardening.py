@@ -127,18 +127,18 @@ def test_evaluate_bad_options_exit_2_with_one_line(task, tmp_path, capsys, argv,
 @pytest.mark.parametrize("name", ["send_email", "gmail", ".send_email", "gmail.", "", 42])
 def test_describe_and_call_give_one_answer_for_a_name_that_is_not_service_dot_tool(task, name):
     "The same fault gets the same observation from both meta-tools (issue 21): a 400 naming the malformed name."
-    from compoworld_nb.harness import MetaToolEnv
-    env = MetaToolEnv(task, LIB)
-    d, c = env.describe_tool(name), env.call_tool(name, {})
+    from compoworld_nb.harness import TaskEnvironment
+    env = TaskEnvironment(task, LIB)
+    d, c = env._describe_tool(name), env._call_tool(name, {})
     assert d == c and d["ok"] is False and d["error"]["code"] == 400 and d["error"]["argument"] == "tool"
     assert "is not namespaced as 'service.tool'" in d["error"]["message"]
 
 
 def test_describe_and_call_both_answer_404_for_an_unknown_service_or_tool(task):
-    from compoworld_nb.harness import MetaToolEnv
-    env = MetaToolEnv(task, LIB)
+    from compoworld_nb.harness import TaskEnvironment
+    env = TaskEnvironment(task, LIB)
     for name in ["nosuch.tool", f"{next(iter(env.env.services))}.no_such_tool"]:
-        assert env.describe_tool(name)["error"]["code"] == env.call_tool(name, {})["error"]["code"] == 404
+        assert env._describe_tool(name)["error"]["code"] == env._call_tool(name, {})["error"]["code"] == 404
 
 
 @pytest.mark.parametrize("stored,expected,b", [

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.compose import joint_hash
-from compoworld_nb.harness import MetaToolEnv, run_episode, rollout_group, META_NAMES, decode_arguments
+from compoworld_nb.harness import TaskEnvironment, run_episode, rollout_group, META_NAMES, decode_arguments
 from compoworld_nb.policies import ScriptedPolicy, make_policy
 
 LIB, WORLD = default_library()
@@ -12,24 +12,24 @@ LIB, WORLD = default_library()
 
 def _write_call(task):
     "The first reference call that changes state, and its namespaced tool."
-    env = MetaToolEnv(task, LIB)
+    env = TaskEnvironment(task, LIB)
     for c in task.reference:
-        h = joint_hash(env.js); env.call_tool(c["tool"], c["arguments"])
+        h = joint_hash(env.js); env._call_tool(c["tool"], c["arguments"])
         if joint_hash(env.js) != h: return c
     raise AssertionError("reference has no write")
 
 def test_meta_tools_list_and_describe(task):
-    env = MetaToolEnv(task, LIB)
-    names = [s["name"] for s in env.list_services()["data"]]
+    env = TaskEnvironment(task, LIB)
+    names = [s["name"] for s in env._list_services()["data"]]
     assert names == sorted(task.services + task.distractors)  # distractors listed like the others
     svc = task.services[0]
-    lines = env.list_tools(svc)["data"]
+    lines = env._list_tools(svc)["data"]
     assert lines and all(l.startswith(f"{svc}.") and l.endswith(")") for l in lines)
     tool = task.reference[0]["tool"]
-    d = env.describe_tool(tool)["data"]
+    d = env._describe_tool(tool)["data"]
     assert d["tool"] == tool and d["parameters"]["type"] == "object"
-    assert env.describe_tool("nope.tool")["error"]["code"] == 404
-    assert env.list_tools("nope")["error"]["code"] == 404
+    assert env._describe_tool("nope.tool")["error"]["code"] == 404
+    assert env._list_tools("nope")["error"]["code"] == 404
 
 @pytest.mark.parametrize("mangle,arg", [
     (lambda a: json.dumps(a), "arguments"),                  # arguments as a JSON string
@@ -40,23 +40,23 @@ def test_meta_tools_list_and_describe(task):
 ])
 def test_arguments_contract_gives_400_and_changes_nothing(task, mangle, arg):
     c = _write_call(task)
-    env = MetaToolEnv(task, LIB)
+    env = TaskEnvironment(task, LIB)
     tool = env.env.get_tool(c["tool"])
     args = {k: c["arguments"][k] for k in tool.required} | {k: v for k, v in c["arguments"].items() if k not in tool.required}
     h0 = joint_hash(env.js)
-    o = env.step("call_tool", {"tool": c["tool"], "arguments": mangle(args)})
+    o = env._step("call_tool", {"tool": c["tool"], "arguments": mangle(args)})
     assert o["ok"] is False and o["error"]["code"] == 400
     assert o["error"]["argument"] == (arg or tool.required[0])
     assert joint_hash(env.js) == h0 and env.steps[-1].state_hash == h0
-    o2 = env.step("call_tool", {"tool": c["tool"], "arguments": args})  # the episode goes on
+    o2 = env._step("call_tool", {"tool": c["tool"], "arguments": args})  # the episode goes on
     assert o2["ok"] and joint_hash(env.js) != h0
 
 def test_malformed_meta_calls_never_raise(task):
-    env = MetaToolEnv(task, LIB)
-    assert env.step("fly", {})["error"]["code"] == 400
-    assert env.step("call_tool", {"tool": 3})["error"]["argument"] == "tool"
-    assert env.step("list_tools", {})["error"]["argument"] == "service"
-    assert env.step("call_tool", {"tool": "gmail", "arguments": {}})["error"]["code"] == 400
+    env = TaskEnvironment(task, LIB)
+    assert env._step("fly", {})["error"]["code"] == 400
+    assert env._step("call_tool", {"tool": 3})["error"]["argument"] == "tool"
+    assert env._step("list_tools", {})["error"]["argument"] == "service"
+    assert env._step("call_tool", {"tool": "gmail", "arguments": {}})["error"]["code"] == 400
     assert decode_arguments("{not json")[1]["error"]["code"] == 400
     assert decode_arguments('""')[0] == ""
     assert set(META_NAMES) == {"list_services", "list_tools", "describe_tool", "call_tool"}

@@ -31,12 +31,12 @@ def task():
 
 def _write(task):
     "The first reference call that changes the state and has a required string argument."
-    from compoworld_nb.harness import MetaToolEnv
-    env = MetaToolEnv(task, LIB)
+    from compoworld_nb.harness import TaskEnvironment
+    env = TaskEnvironment(task, LIB)
     for c in task.reference:
-        h = env.joint_hash(); env.call_tool(c["tool"], c["arguments"])
+        h = env._joint_hash(); env._call_tool(c["tool"], c["arguments"])
         t = env.env.get_tool(c["tool"])
-        if env.joint_hash() != h and any(t.parameters["properties"][k].get("type") == "string" for k in t.required): return c
+        if env._joint_hash() != h and any(t.parameters["properties"][k].get("type") == "string" for k in t.required): return c
     return None
 
 

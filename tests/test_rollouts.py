@@ -17,7 +17,7 @@ from compoworld_nb.compose import joint_hash, diff
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.task import materialize_s0
 from compoworld_nb.trajectory import save_jsonl, load_trajectories
-from compoworld_nb.harness import MetaToolEnv, rollout_group, run_episode
+from compoworld_nb.harness import TaskEnvironment, rollout_group, run_episode
 from compoworld_nb.policies import ScriptedPolicy, make_policy
 
 LIB, WORLD = default_library()
@@ -220,10 +220,10 @@ def test_state_digest_is_a_canonical_multiset_hash():
 
 def _create_call(task):
     "The first reference call that adds a record, and (service, collection) of the record it adds."
-    env = MetaToolEnv(task, LIB)
+    env = TaskEnvironment(task, LIB)
     for c in task.reference:
         before = env.js
-        env.call_tool(c["tool"], c["arguments"])
+        env._call_tool(c["tool"], c["arguments"])
         added = [d for d in diff(before, env.js) if d["change"] == "added"]
         if added: return c, added[0]["service"], added[0]["collection"], added[0]["id"]
     pytest.skip("the task's reference creates no record")
@@ -236,9 +236,9 @@ def test_64_parallel_rollouts_each_see_only_their_own_record(task):
     assert h0 == task.s0_hash
     barrier = threading.Barrier(64)
     def rollout(i):
-        env = MetaToolEnv(task, LIB, s0)
+        env = TaskEnvironment(task, LIB, s0=s0)
         barrier.wait()                                  # all 64 write at the same moment
-        o = env.step("call_tool", {"tool": call["tool"], "arguments": call["arguments"]})
+        o = env._step("call_tool", {"tool": call["tool"], "arguments": call["arguments"]})
         barrier.wait()                                  # ... and look only after every one has written
         coll = getattr(env.js[svc], col)
         return o, len(coll), new_id in coll, env.steps[-1].state_hash, joint_hash(env.js)

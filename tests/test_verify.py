@@ -139,7 +139,7 @@ def test_reports_are_cached_by_source_and_settings(tmp_path):
 
 
 def test_quarantine_reaches_stats_describe_tool_and_authoring_marks(tmp_path):
-    from compoworld_nb.harness import MetaToolEnv
+    from compoworld_nb.harness import TaskEnvironment
     from compoworld_nb.task import Task, materialize_s0
     from compoworld_nb.compose import joint_hash
     svc = make_faulty()
@@ -153,9 +153,9 @@ def test_quarantine_reaches_stats_describe_tool_and_authoring_marks(tmp_path):
     draft = Task(id="t", u="u", services=["faulty"], walk=["faulty"], graph={}, s0={"seed": 0, "overrides": {}}, s0_hash="",
                  reference=[], g_hash="", rubric=[])
     task = draft.model_copy(update={"s0_hash": joint_hash(materialize_s0(draft, lib, check=False))})
-    env = MetaToolEnv(task, lib)
-    assert env.describe_tool("faulty.lookup")["data"]["quarantined"].startswith("exception: KeyError")
-    assert "quarantined" not in env.describe_tool("faulty.get_item")["data"]
+    env = TaskEnvironment(task, lib)
+    assert env._describe_tool("faulty.lookup")["data"]["quarantined"].startswith("exception: KeyError")
+    assert "quarantined" not in env._describe_tool("faulty.get_item")["data"]
 
 
 def _cli(argv, capsys):

@@ -10,7 +10,7 @@ from compoworld_nb.core import ToolError, ok, state_hash
 from compoworld_nb.service import Record, Service, State
 from compoworld_nb.specs import library_stats
 from compoworld_nb.task import Task, materialize_s0
-from compoworld_nb.harness import MetaToolEnv
+from compoworld_nb.harness import TaskEnvironment
 from compoworld_nb.trajectory import Trajectory, load_trajectories, save_jsonl, simulated_trajectory_share
 from compoworld_nb.world_model import WorldModel, apply_update, use_world_model, world_model_retries
 
@@ -178,10 +178,10 @@ def test_trajectories_record_simulated_calls_and_stats_report_both_shares(tmp_pa
     lib = {"shelf": svc}
     wm, _ = world_model([GOOD])
     use_world_model(lib, wm)
-    env = MetaToolEnv(_task(lib), lib)
-    env.step("call_tool", {"tool": "shelf.summarize_book", "arguments": {"id": "b1"}})   # reaches the world model
-    env.step("call_tool", {"tool": "shelf.summarize_book", "arguments": {"id": 1}})      # 400 before it: not simulated
-    env.step("call_tool", {"tool": "shelf.get_book", "arguments": {"id": "b1"}})         # deterministic, sees the update
+    env = TaskEnvironment(_task(lib), lib)
+    env._step("call_tool", {"tool": "shelf.summarize_book", "arguments": {"id": "b1"}})   # reaches the world model
+    env._step("call_tool", {"tool": "shelf.summarize_book", "arguments": {"id": 1}})      # 400 before it: not simulated
+    env._step("call_tool", {"tool": "shelf.get_book", "arguments": {"id": "b1"}})         # deterministic, sees the update
     assert [s.simulated for s in env.steps] == [True, False, False]
     assert env.steps[2].observation["data"]["summary"] == "A desert planet." and env.steps[0].state_hash == env.steps[2].state_hash
     sim = Trajectory(task_id="t-shelf", policy="scripted", seed=0, steps=env.steps)
