@@ -14,7 +14,7 @@ from .core import *
 # %% auto #0
 __all__ = ['NO_ENDPOINT', 'LLMConfig', 'llm_config', 'make_client', 'LLMError', 'api_messages', 'chat']
 
-# %% ../nbs/20_llm.ipynb #2512e0ff
+# %% ../nbs/20_llm.ipynb #b0722685
 @dataclass(frozen=True)
 class LLMConfig:
     "Where and how to call a chat model (no key: see `make_client`)."
@@ -28,7 +28,7 @@ class LLMConfig:
         if not (isinstance(self.timeout, (int, float)) and self.timeout > 0): raise ValueError(f"timeout={self.timeout!r} must be a number of seconds > 0")
         if not (isinstance(self.max_retries, int) and self.max_retries >= 0): raise ValueError(f"max_retries={self.max_retries!r} must be an integer >= 0")
 
-# %% ../nbs/20_llm.ipynb #e2fd7cc3
+# %% ../nbs/20_llm.ipynb #8b51791c
 def llm_config(model: str | None = None,        # model name; default: settings `[model] name`
                base_url: str | None = None,     # endpoint; default: environment, then settings `[model] base_url`
                timeout: float | None = None,    # seconds per request; default: settings `[model] timeout` or 60
@@ -49,11 +49,11 @@ def llm_config(model: str | None = None,        # model name; default: settings 
     except (TypeError, ValueError) as e: raise ValueError(f"bad model timeout/max_retries setting: {e}") from None
     return LLMConfig(model=model, base_url=base_url or None, timeout=timeout, max_retries=max_retries)
 
-# %% ../nbs/20_llm.ipynb #8f48d76d
+# %% ../nbs/20_llm.ipynb #ab1047a2
 NO_ENDPOINT = ("no model endpoint configured: set [model] base_url in settings.ini, COMPOWORLD_MODEL_BASE_URL or OPENAI_BASE_URL, "
                "or pass --base-url (a model is called only at an endpoint you name)")
 
-# %% ../nbs/20_llm.ipynb #beb5db7f
+# %% ../nbs/20_llm.ipynb #29ec7af1
 def make_client(cfg: LLMConfig,         # endpoint, timeout, retries
                 http_client: Any = None,  # an `httpx2.Client` (e.g. with a `MockTransport`); default: the SDK's own
                 api_key: str | None = None,  # default: $OPENAI_API_KEY; never stored in settings or files
@@ -64,14 +64,14 @@ def make_client(cfg: LLMConfig,         # endpoint, timeout, retries
     key = api_key or os.environ.get("OPENAI_API_KEY") or "not-set"
     return openai.OpenAI(api_key=key, base_url=cfg.base_url, timeout=cfg.timeout, max_retries=cfg.max_retries, http_client=http_client)
 
-# %% ../nbs/20_llm.ipynb #7499b4f4
+# %% ../nbs/20_llm.ipynb #3175ab00
 class LLMError(RuntimeError):
     "A model call that failed after the client's retries; `code` is 504 (timeout) or 503 (model unavailable), `status` the HTTP status if any."
     def __init__(self, code: int, message: str, status: int | None = None):
         super().__init__(message); self.code, self.message, self.status = code, message, status
     def observation(self) -> dict: return err(self.code, self.message)
 
-# %% ../nbs/20_llm.ipynb #2bec84cc
+# %% ../nbs/20_llm.ipynb #1a78062c
 _ROLE_KEYS = {"system": ("role", "content"), "user": ("role", "content"), "developer": ("role", "content"),
               "assistant": ("role", "content", "tool_calls"), "tool": ("role", "tool_call_id", "content")}
 
@@ -87,7 +87,7 @@ def api_messages(messages: list[dict]) -> list[dict]:
         out.append(d)
     return out
 
-# %% ../nbs/20_llm.ipynb #d00b9995
+# %% ../nbs/20_llm.ipynb #9809e404
 def _message(msg) -> dict:
     calls = []
     for tc in getattr(msg, "tool_calls", None) or []:

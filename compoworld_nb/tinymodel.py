@@ -20,11 +20,15 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, PreTrainedTokenize
 __all__ = ['PAD', 'BOS_TURN', 'EOT', 'SPECIAL_TOKENS', 'TOOL_TOKENS', 'DEFAULT_SYSTEM', 'CHAT_TEMPLATE', 'RESPONSE_TEMPLATE',
            'render_corpus', 'build_tokenizer', 'build_tiny_model', 'load_model', 'parse_tool_calls', 'generate_turn']
 
-# %% ../nbs/21_tinymodel.ipynb #0db038be
+# %% ../nbs/21_tinymodel.ipynb #57fb0a3c
 PAD, BOS_TURN, EOT = "<|endoftext|>", "<|im_start|>", "<|im_end|>"
 SPECIAL_TOKENS = [PAD, BOS_TURN, EOT]  # special: skipped when decoding with `skip_special_tokens=True`
+
+# %% ../nbs/21_tinymodel.ipynb #c2057bbb
 TOOL_TOKENS = ["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>",
                "<tools>", "</tools>", "<think>", "</think>"]  # added, not special
+
+# %% ../nbs/21_tinymodel.ipynb #c570594e
 DEFAULT_SYSTEM = "You are a helpful agent."
 
 # %% ../nbs/21_tinymodel.ipynb #db5ec833
@@ -90,7 +94,7 @@ RESPONSE_TEMPLATE = {
     },
 }
 
-# %% ../nbs/21_tinymodel.ipynb #0d629a2f
+# %% ../nbs/21_tinymodel.ipynb #3c651459
 _FORMAT_SNIPPETS = [
     '<tool_call>{"name": "call_tool", "arguments": {"tool": "mail.send", "arguments": {"to": "a@b.c"}}}</tool_call>',
     '{"name": "list_services", "arguments": {}}', '{"name": "list_tools", "arguments": {"service": "chat"}}',
@@ -115,6 +119,7 @@ def render_corpus(corpus: list,  # strings, or conversations: `{"messages": [...
         out.extend(render_jinja_template([msgs], tools=tools or None, chat_template=CHAT_TEMPLATE)[0])
     return out
 
+# %% ../nbs/21_tinymodel.ipynb #e02cc8cd
 def build_tokenizer(corpus: list,  # strings and/or conversations (see `render_corpus`) the BPE merges are learned from
                     vocab_size: int = 1024,  # BPE vocabulary size before the 11 added chat/tool tokens
                     split_digits: bool = True,  # one token per digit, so numbers never seen in training are spelled the usual way
