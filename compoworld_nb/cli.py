@@ -24,10 +24,10 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'PRETRAINED_RECIPE', 'MAX_TASKS', 'verified_library', 'CliError', 'score_group', 'kind_pass_rates',
-           'valid_call_rate', 'summarize', 'evaluate', 'corpus_for', 'run_demo', 'demo_goals', 'report_md',
-           'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler',
-           'train_main']
+__all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_TASKS', 'verified_library', 'CliError', 'score_group',
+           'kind_pass_rates', 'valid_call_rate', 'summarize', 'evaluate', 'StopOnRepeat', 'corpus_for', 'run_demo',
+           'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows',
+           'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -68,12 +68,13 @@ def valid_call_rate(trajs: list[Trajectory]) -> float:
 
 # %% ../nbs/18_cli.ipynb #ded57d21
 def summarize(trajs: list[Trajectory]) -> dict:
-    "Mean success / uniform / completion-focused reward and valid-call rate over trajectories."
-    if not trajs: return {"success": 0.0, "uniform": 0.0, "completion_focused": 0.0, "valid_call_rate": 0.0, "n": 0}
+    "Mean success / uniform / completion-focused reward and valid-call rate over trajectories; `repeat_stops`: how many ended by `StopOnRepeat`."
+    if not trajs: return {"success": 0.0, "uniform": 0.0, "completion_focused": 0.0, "valid_call_rate": 0.0, "n": 0, "repeat_stops": 0}
     return {"success": float(np.mean([t.rewards["success"] for t in trajs])),
             "uniform": float(np.mean([t.rewards["uniform"] for t in trajs])),
             "completion_focused": float(np.mean([t.rewards["completion_focused"] for t in trajs])),
-            "valid_call_rate": valid_call_rate(trajs), "n": len(trajs)}
+            "valid_call_rate": valid_call_rate(trajs), "n": len(trajs),
+            "repeat_stops": sum(t.final_answer == REPEAT_STOP for t in trajs)}
 
 # %% ../nbs/18_cli.ipynb #3047a657
 def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int, max_steps: int, lam: float, delta: float,
@@ -84,6 +85,28 @@ def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int
         g = rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
         rows += score_group(g, lam, delta, t.v.weights()); trajs += g
     return trajs, rows
+
+# %% ../nbs/18_cli.ipynb #e3e29867
+REPEAT_STOP = "[stopped: the same call as the turn before]"
+
+class StopOnRepeat:
+    "A policy wrapper: a turn whose tool calls equal the previous assistant turn's (names and decoded arguments) becomes the final answer `REPEAT_STOP`."
+    def __init__(self, policy): self.policy, self.name, self.thread_safe = policy, policy.name, getattr(policy, "thread_safe", False)
+    def reset(self, task: Task, seed: int): self.policy.reset(task, seed)
+    @staticmethod
+    def _calls(msg: dict) -> list:
+        out = []
+        for c in msg.get("tool_calls") or []:
+            f = (c.get("function") if isinstance(c, dict) else None) or {}
+            a, o = decode_arguments(f.get("arguments"))
+            out.append((f.get("name"), canonical_json(a) if o is None else str(f.get("arguments"))))
+        return out
+    def act(self, messages: list[dict]) -> dict:
+        msg = self.policy.act(messages)
+        prev = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
+        if isinstance(msg, dict) and prev is not None and self._calls(msg) and self._calls(msg) == self._calls(prev):
+            return {"role": "assistant", "content": REPEAT_STOP}
+        return msg
 
 # %% ../nbs/18_cli.ipynb #81dd8acc
 def corpus_for(tasks: list[Task], trajs: list[Trajectory], library: dict) -> list[str]:
@@ -123,8 +146,10 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
                                 # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
     eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=32, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=1024,  # LoRA r=8 on all linear layers (2.4M trainable); ~20 CPU-s a step
-                                # at 1024 tokens: the first turns of a row (list_services, list_tools, describe_tool, the first calls)
+    sft_steps=24, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=2560,  # LoRA r=8 on all linear layers (2.4M trainable); ~10 CPU-s a
+                                # step at 1024 tokens, ~25 at 2560. A K=2 discovering trajectory is 1,900-2,600 tokens: at 1024 only
+                                # its first four turns were trained, and the model then repeated its first call_tool (no turn after
+                                # a call result was ever in its loss); 2560 holds whole trajectories (`sft_turns_cut` counts the rest)
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
     min_sft_rows=16,            # author extra SFT-only tasks until this many trajectories pass admission
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s)
@@ -251,7 +276,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
             with torch_threads(rc["threads"] if use_rc else None):
                 m, tok = load_model(path, dtype=eval_dtype)
                 fac = lambda: HFPolicy(path, temperature=temp, max_new_tokens=mnt, name=name, model=m, tokenizer=tok, tools=tools)
-                tr, rw = evaluate(held, fac, library, eval_n, seed + 1, max_steps, lam, delta, desc=name)
+                tr, rw = evaluate(held, lambda: StopOnRepeat(fac()), library, eval_n, seed + 1, max_steps, lam, delta, desc=name)
             del m
         all_trajs.extend(tr); rows.extend(rw); per_policy[name] = tr
         tqdm.write(f"compoworld demo: {name}: {json.dumps(summarize(tr))}", file=sys.stderr)
@@ -271,7 +296,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                                       num_generations=rc["grpo_n"], grpo_batch_size=rc["grpo_n"], grpo_lr=rc["grpo_lr"],
                                       max_completion_length=rc["max_completion_length"], temperature=rc["grpo_temperature"])
         sft_res = sft(base, to_dataset(sft_rows(uniq.values(), tools=tools)), cfg, stage / "model" / "sft")
-        tqdm.write(f"compoworld demo: SFT on {len(uniq)} rows (refused {sft_why}): losses {[round(x, 3) for x in sft_res['losses']]}", file=sys.stderr)
+        tqdm.write(f"compoworld demo: SFT on {len(uniq)} rows (refused {sft_why}, {sft_res['turns_cut']} assistant turns past "
+                   f"max_length): losses {[round(x, 3) for x in sft_res['losses']]}", file=sys.stderr)
     eval_model(stage / "model" / "sft", f"{tag}_after_sft")
 
     with clock("grpo"):
@@ -292,7 +318,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                "rejections_by_rule": rejected, "train_tasks": len(train), "heldout_tasks": len(held), "sft_only_tasks": len(extra),
                "group_size": N, "eval_group_size": eval_n, "eval_temperature": temp, "policies": pol,
                "sft": {"steps": sft_res["steps"], "rows": len(uniq), "refused": sft_why, "final_loss": (sft_res["losses"] or [None])[-1],
-                       "lora": cfg.lora},
+                       "lora": cfg.lora, "max_length": cfg.max_length, "turns_cut": sft_res.get("turns_cut", 0)},
                "grpo": {"steps": grpo_res["steps"], "reward_by_step": [h["reward_mean"] for h in grpo_res["history"]]},
                "timings_s": {k: round(v, 2) for k, v in clock.wall.items()},
                "cpu_seconds": {k: round(v, 2) for k, v in clock.cpu.items()}, "plots": plots}
@@ -333,9 +359,12 @@ def report_md(s: dict) -> str:
         lines.append(row("**difference** (after SFT+GRPO − before)", d, "held out").replace("| 0.", "| +0.").replace("| -", "| −"))
     if s.get("goals"):
         lines += ["", "Goals:"] + [f"- {'met' if g['met'] else '**MISSED**'}: {g['goal']} (value {g['value']:+.3f})" for g in s["goals"]]
+    stops = {k: v["repeat_stops"] for k, v in s["policies"].items() if k.startswith(tag) and "repeat_stops" in v}
+    if stops: lines += ["", f"Held-out episodes ended at a repeated identical call (`StopOnRepeat`, scored as they stood): {stops}."]
     sft = s["sft"]
     lines += ["", f"SFT{' (LoRA)' if sft.get('lora') else ''}: {sft['steps']} steps on {sft['rows']} verified trajectories that discover "
-              f"their tools and use only shown values (refused: {sft.get('refused', {})}), final loss {sft['final_loss']}.",
+              f"their tools and use only shown values (refused: {sft.get('refused', {})}), final loss {sft['final_loss']}; "
+              f"assistant turns past max_length={sft.get('max_length')} (not trained): {sft.get('turns_cut', 0)}.",
               f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}.", "",
               "![reward curve](reward_curve.png)", "", "![criterion pass rates](criterion_pass_rates.png)", "",
               f"Wall time: {s['wall_seconds']} s; stages (wall s): {s['timings_s']}; CPU-seconds: {s.get('cpu_seconds', {})}."]

@@ -24,7 +24,8 @@ from .core import DEFAULTS
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
-__all__ = ['TrainConfig', 'torch_threads', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward', 'tracker_metrics', 'grpo']
+__all__ = ['TrainConfig', 'torch_threads', 'turns_cut', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward',
+           'tracker_metrics', 'grpo']
 
 # %% ../nbs/17_train.ipynb #94dffaa1
 @dataclass
@@ -242,6 +243,21 @@ def torch_threads(n: int | None):
     finally:
         if n: torch.set_num_threads(old)
 
+# %% ../nbs/17_train.ipynb #b7f1d778
+def turns_cut(tokenizer,  # the tokenizer whose chat template marks assistant spans (`{% generation %}`)
+              rows: list[dict],  # SFT rows as `_sft_rows` gives them (`messages`, `tools` as a JSON string)
+              max_length: int | None,  # the SFT truncation length in tokens; None: no truncation
+             ) -> int:
+    "Number of assistant turns (mask spans) that end past `max_length` tokens, i.e. that truncation leaves wholly or partly out of the loss."
+    if max_length is None: return 0
+    n = 0
+    for r in rows:
+        tools = json.loads(r["tools"]) if isinstance(r.get("tools"), str) else r.get("tools")
+        m = tokenizer.apply_chat_template(r["messages"], tools=tools or None, tokenize=True, return_dict=True,
+                                          return_assistant_tokens_mask=True)["assistant_masks"]
+        n += sum(1 for i, x in enumerate(m) if x and (i + 1 == len(m) or not m[i + 1]) and i + 1 > max_length)
+    return n
+
 # %% ../nbs/17_train.ipynb #e07a98c8
 def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tiny_model`)
         dataset,  # `datasets.Dataset` or list of rows with `messages` (tool calls, tool turns) and `tools`
@@ -252,7 +268,8 @@ def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tin
     """Supervised fine-tuning on assistant tokens only (TRL `SFTTrainer`, `assistant_only_loss=True`).
 
     Returns `{"log": [TRL log dicts], "losses": [float per logged step], "steps": int, "max_steps": int,
-    "stopped": bool, "seconds": float, "out_dir": str | None}`. A run that reaches `max_steps` saves the model
+    "stopped": bool, "seconds": float, "out_dir": str | None, "turns_cut": int}` (`turns_cut`: assistant turns
+    `max_length` truncation left out of the loss, wholly or in part). A run that reaches `max_steps` saves the model
     (LoRA merged) to `out_dir`; a run a callback stopped early (`control.should_training_stop`) has
     `stopped=True`, `out_dir=None` and saves nothing. Raises `RuntimeError` for `backend="unsloth"` without CUDA,
     `ValueError` for rows without `messages`."""
@@ -274,7 +291,7 @@ def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tin
     with torch_threads(cfg.threads): trainer.train()
     seconds = time.perf_counter() - t0
     return _finish(trainer, tok, out_dir, watch, {"log": logs.history, "losses": [h["loss"] for h in logs.history if "loss" in h],
-                                           "seconds": seconds})
+                                           "seconds": seconds, "turns_cut": turns_cut(tok, ds.to_list(), cfg.max_length)})
 
 # %% ../nbs/17_train.ipynb #3e89bd00
 def env_tool_schemas(env_factory: Callable[[], Any] | type,  # environment class or zero-argument factory
