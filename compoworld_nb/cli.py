@@ -25,7 +25,7 @@ from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
 __all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_TASKS', 'verified_library', 'CliError', 'score_group',
-           'kind_pass_rates', 'valid_call_rate', 'summarize', 'evaluate', 'StopOnRepeat', 'corpus_for', 'run_demo',
+           'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for', 'run_demo',
            'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows',
            'cmd_train', 'train_handler', 'train_main']
 
@@ -66,26 +66,6 @@ def valid_call_rate(trajs: list[Trajectory]) -> float:
     calls = [s for t in trajs for s in t.steps]
     return float(np.mean([s.observation.get("ok", False) for s in calls])) if calls else 0.0
 
-# %% ../nbs/18_cli.ipynb #ded57d21
-def summarize(trajs: list[Trajectory]) -> dict:
-    "Mean success / uniform / completion-focused reward and valid-call rate over trajectories; `repeat_stops`: how many ended by `StopOnRepeat`."
-    if not trajs: return {"success": 0.0, "uniform": 0.0, "completion_focused": 0.0, "valid_call_rate": 0.0, "n": 0, "repeat_stops": 0}
-    return {"success": float(np.mean([t.rewards["success"] for t in trajs])),
-            "uniform": float(np.mean([t.rewards["uniform"] for t in trajs])),
-            "completion_focused": float(np.mean([t.rewards["completion_focused"] for t in trajs])),
-            "valid_call_rate": valid_call_rate(trajs), "n": len(trajs),
-            "repeat_stops": sum(t.final_answer == REPEAT_STOP for t in trajs)}
-
-# %% ../nbs/18_cli.ipynb #3047a657
-def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int, max_steps: int, lam: float, delta: float,
-             desc: str = "rollouts", workers: int = 1) -> tuple[list[Trajectory], list[dict]]:
-    "Rollout groups of `n` for every task, scored; returns (trajectories, CSV rows)."
-    trajs, rows = [], []
-    for t in tqdm(tasks, desc=desc, leave=False):
-        g = rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
-        rows += score_group(g, lam, delta, t.v.weights()); trajs += g
-    return trajs, rows
-
 # %% ../nbs/18_cli.ipynb #e3e29867
 REPEAT_STOP = "[stopped: the same call as the turn before]"
 
@@ -107,6 +87,26 @@ class StopOnRepeat:
         if isinstance(msg, dict) and prev is not None and self._calls(msg) and self._calls(msg) == self._calls(prev):
             return {"role": "assistant", "content": REPEAT_STOP}
         return msg
+
+# %% ../nbs/18_cli.ipynb #ded57d21
+def summarize(trajs: list[Trajectory]) -> dict:
+    "Mean success / uniform / completion-focused reward and valid-call rate over trajectories; `repeat_stops`: how many ended by `StopOnRepeat`."
+    if not trajs: return {"success": 0.0, "uniform": 0.0, "completion_focused": 0.0, "valid_call_rate": 0.0, "n": 0, "repeat_stops": 0}
+    return {"success": float(np.mean([t.rewards["success"] for t in trajs])),
+            "uniform": float(np.mean([t.rewards["uniform"] for t in trajs])),
+            "completion_focused": float(np.mean([t.rewards["completion_focused"] for t in trajs])),
+            "valid_call_rate": valid_call_rate(trajs), "n": len(trajs),
+            "repeat_stops": sum(t.final_answer == REPEAT_STOP for t in trajs)}
+
+# %% ../nbs/18_cli.ipynb #3047a657
+def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int, max_steps: int, lam: float, delta: float,
+             desc: str = "rollouts", workers: int = 1) -> tuple[list[Trajectory], list[dict]]:
+    "Rollout groups of `n` for every task, scored; returns (trajectories, CSV rows)."
+    trajs, rows = [], []
+    for t in tqdm(tasks, desc=desc, leave=False):
+        g = rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
+        rows += score_group(g, lam, delta, t.v.weights()); trajs += g
+    return trajs, rows
 
 # %% ../nbs/18_cli.ipynb #81dd8acc
 def corpus_for(tasks: list[Task], trajs: list[Trajectory], library: dict) -> list[str]:
