@@ -24,12 +24,13 @@ from pathlib import Path
 # %% auto #0
 __all__ = ['free_port', 'EndpointError', 'Endpoint', 'serve_model', 'budget_client']
 
-# %% ../nbs/23_endpoint.ipynb #d2a57481
+# %% ../nbs/23_endpoint.ipynb #d6db87f5
 def free_port(host: str = "127.0.0.1") -> int:
     "A TCP port that is free on `host` right now (the OS picks it)."
     with socket.socket() as s:
         s.bind((host, 0)); return s.getsockname()[1]
 
+# %% ../nbs/23_endpoint.ipynb #8bb51262
 def _get(url: str, timeout: float = 2.0) -> tuple[int, str]:
     "(status, body) of a GET; status 0 when nothing answers."
     try:
@@ -37,10 +38,11 @@ def _get(url: str, timeout: float = 2.0) -> tuple[int, str]:
     except urllib.error.HTTPError as e: return e.code, e.read().decode("utf-8", "replace")
     except (urllib.error.URLError, OSError, TimeoutError): return 0, ""
 
-# %% ../nbs/23_endpoint.ipynb #4ebcb038
+# %% ../nbs/23_endpoint.ipynb #695d6171
 class EndpointError(RuntimeError):
     "The server could not be started (missing extra, crashed, or not ready in time); the message is one line plus its log's tail."
 
+# %% ../nbs/23_endpoint.ipynb #7430807c
 @dataclass
 class Endpoint:
     "A running local OpenAI-compatible server: `base_url` (ends in /v1), `model` (the name clients send), `stop()`."
@@ -69,6 +71,7 @@ class Endpoint:
     def __enter__(self): return self
     def __exit__(self, *exc): self.stop()
 
+# %% ../nbs/23_endpoint.ipynb #2135791d
 def serve_model(model: str | Path = "smollm2-135m",  # short name (`pretrained.PRETRAINED`) or a local HF model directory
                 host: str = "127.0.0.1",  # loopback only by default
                 port: int | None = None,  # None: a free port
