@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Callable
 from tqdm.auto import tqdm
 from .core import *
-from .service import Records, Service, State, Step, Visit, lineage, to_jsonable
+from .service import Records, Service, State, lineage, to_jsonable
+from .steps import Step, Visit
 from .state import changed_ids
 from .compose import *
 from .walk import *

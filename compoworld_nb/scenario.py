@@ -9,7 +9,7 @@ from __future__ import annotations
 import random, re
 from dataclasses import dataclass, field
 from typing import Any, Callable
-from .service import beats_of
+from .steps import beats_of
 
 # %% auto #0
 __all__ = ['SCENARIOS', 'STEP_OPENERS', 'Shape', 'Scenario', 'register_scenario', 'bind_roles', 'Play', 'Phrasing', 'sentences',

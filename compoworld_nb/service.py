@@ -18,7 +18,7 @@ from .state import _collection_set   # re-exported: states, records and their he
 
 # %% auto #0
 __all__ = ['ARG_LIMITS', 'CALL_BUDGET_S', 'Tool', 'make_tool', 'to_jsonable', 'bound_arguments', 'call_deadline',
-           'check_deadline', 'check_arguments', 'Service', 'Visit', 'Step', 'add_step', 'add_beat', 'beats_of']
+           'check_deadline', 'check_arguments', 'Service']
 
 # %% ../nbs/02_service.ipynb #1cff99db
 def _clean_schema(s: dict, required: set) -> dict:
@@ -174,7 +174,7 @@ def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
     return {k: getattr(m, k) for k in tool.args_model.model_fields}, None
 
 class Service:
-    "A service E_i: name, domain, state model, tools, seeded fixture and the step templates the author may use."
+    "A service E_i: name, domain, state model, tools, seeded fixture; `steps` holds the author's step templates (`compoworld_nb.steps` registers them)."
     def __init__(self, name: str, domain: str, state: type[State], description: str = "", spec: str | None = None):
         self.name, self.domain, self.state_cls, self.description, self.spec = name, domain, state, description, spec
         SERVICE_OF.setdefault(state, name)   # sealed-record errors name the service
@@ -244,43 +244,3 @@ class Service:
             return state, err(503, f"{self.name}.{t.name}: the world model answered {type(out).__name__}, not (state, observation)")
         new, o = out
         return (new, o) if o["ok"] else (state, o)
-
-# %% ../nbs/02_service.ipynb #1c1e8109
-@dataclass
-class Visit:
-    "What one visit to a service contributes to a task."
-    text: str                                   # the instruction sentence for this visit (names no tools)
-    reveals: Any = None                         # the fact value the next visit needs (None: nothing)
-    reveals_phrase: str = ""                    # how the instruction refers to that value ("the venue named in that email")
-    criteria: list = field(default_factory=list)  # goal criteria (dicts, Criterion JSON) for this visit's writes
-    answer: bool = False                        # True: the task's final answer must report `reveals`
-
-@dataclass
-class Step:
-    "A step template of a service: `fn(ctx, value, want) -> Visit`, consuming a fact of kind `needs`, revealing one of `reveals`."
-    service: str
-    name: str
-    needs: tuple                                 # fact kinds this step can consume
-    reveals: tuple = ()                          # fact kinds it can reveal (empty: the visit must be the walk's last)
-    writes: bool = False                         # True if its reference calls change state (so it carries goal criteria)
-    fn: Callable | None = None
-
-def add_step(service: Service, name: str, needs, reveals=(), writes: bool = False):
-    "Decorator registering a step template on `service`."
-    def deco(f):
-        service.steps.append(Step(service.name, name, tuple(needs), tuple(reveals), writes, f)); return f
-    return deco
-
-def add_beat(service: Service, role: str):
-    """Decorator registering a scenario beat `fn(ctx, **kw) -> dict` on `service` under `role` ('doc', 'notify', 'announce', ...).
-    A beat is a service's part in a workflow scenario (compoworld_nb.scenario): it plants what the scenario needs found and makes
-    the reference calls; the scenario, not the beat, writes the instruction. Raises ValueError if `role` is registered twice."""
-    def deco(f):
-        beats = service.__dict__.setdefault("beats", {})
-        if role in beats: raise ValueError(f"{service.name}: beat {role!r} registered twice")
-        beats[role] = f; return f
-    return deco
-
-def beats_of(service) -> dict:
-    "`{role: fn}` of the scenario beats a service offers (empty for a service with none)."
-    return getattr(service, "__dict__", {}).get("beats", {})

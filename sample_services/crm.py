@@ -13,7 +13,8 @@ import functools, re
 from datetime import date, timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, find, scan
 from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
@@ -382,7 +383,7 @@ def note_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "announce")
 def announce_beat(ctx, target: dict, title: str, text: str) -> dict:

@@ -17,7 +17,8 @@ from datetime import timedelta
 from typing import Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, ids, has, put, remove
 from .kit import inline_schemas, planted_record_step, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
@@ -425,7 +426,7 @@ def save_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 def _slug(text: str) -> str: return re.sub(r"[^a-z0-9]+", "-", str(text).lower()).strip("-") or "doc"
 

@@ -13,7 +13,8 @@ import functools, re
 from datetime import timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, find, scan
 from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
@@ -321,7 +322,7 @@ def reply_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "doc")
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:

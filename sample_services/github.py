@@ -17,7 +17,8 @@ from datetime import timedelta
 from typing import Literal, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, scan, ids, has
 from .kit import cursor_page, number_page, inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
@@ -823,7 +824,7 @@ def issue_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "doc")
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:

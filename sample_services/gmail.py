@@ -10,7 +10,8 @@ import functools, re
 from datetime import timedelta
 from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan, entries, writable
 from .world import make_world, iso, parse_iso, service_rng, service_faker, reveal_value
 from .kit import Query, planted_record_step
@@ -491,7 +492,7 @@ def send_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "doc")
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:

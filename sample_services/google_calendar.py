@@ -15,7 +15,8 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Literal, Optional, Union
 from zoneinfo import ZoneInfo
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, iso, service_rng, service_faker
 from .kit import Query
@@ -469,7 +470,7 @@ def create_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "event")
 def event_beat(ctx, title: str, place: str, guests: list) -> dict:

@@ -17,7 +17,7 @@ import base64, functools, json, re
 from typing import Annotated, Any, Callable, Optional
 from pydantic import Field
 from compoworld_nb.core import ToolError
-from compoworld_nb.service import Visit, add_step
+from compoworld_nb.steps import Visit, add_step
 from .world import reveal_value
 
 __all__ = ["cursor_page", "number_page", "encode_cursor", "decode_cursor", "matches", "check_limit", "inline_schemas", "planted_record_step"]
@@ -97,7 +97,7 @@ def inline_schemas(service) -> None:
 
 def planted_record_step(service, phrases: dict, what: tuple = ("project code", "venue"), name: str = "read",
                         needs: tuple = ("key",), reveals: tuple = ("key", "place")) -> Callable:
-    """Decorator registering on `service` (`compoworld_nb.service.add_step`) the step template "find the record planted
+    """Decorator registering on `service` (`compoworld_nb.steps.add_step`) the step template "find the record planted
     for `value`", the read step most services offer.
 
     The decorated `body(ctx, value, kind, nxt, what) -> (tell, read)` plants a record that carries the fact `nxt` (its

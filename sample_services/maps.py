@@ -11,7 +11,8 @@ from __future__ import annotations
 import functools, math, re
 from typing import Literal, Optional
 from compoworld_nb.core import ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, haversine_km, fmt_coords, service_rng, service_faker, stable_int, US_STATES
 from .kit import Query
@@ -286,7 +287,7 @@ def geocode_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "geocode")
 def geocode_beat(ctx, place: str) -> str:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import functools
 from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan, entries, has
 from .kit import inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value
@@ -266,7 +267,7 @@ def record_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "doc")
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:

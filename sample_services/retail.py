@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Annotated, Literal, Optional, Union
 from pydantic import Field
 from compoworld_nb.core import ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, service_rng, service_faker, US_STATES
 
@@ -583,7 +584,7 @@ def ship_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 def _open_customer(ctx, need: int) -> tuple:
     "The first customer, in a seeded shuffle of the users, with at least `need` orders still pending or delivered: `(user, their open order ids, sorted)`."

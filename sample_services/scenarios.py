@@ -18,7 +18,7 @@ from __future__ import annotations
 from datetime import timedelta
 from compoworld_nb.core import EPOCH
 from compoworld_nb.scenario import Shape, Scenario, Phrasing, register_scenario, SCENARIOS
-from compoworld_nb.service import beats_of
+from compoworld_nb.steps import beats_of
 from sample_services.sqlite import _lit
 
 __all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "SCENARIOS"]

@@ -12,7 +12,8 @@ import base64, functools, re
 from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan, entries
 from .world import make_world, service_rng, reveal_value
 from .kit import planted_record_step
@@ -357,7 +358,7 @@ def post_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 def _open_channels(ctx) -> list:
     s = ctx.state("slack")

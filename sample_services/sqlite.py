@@ -17,7 +17,8 @@ from operator import is_, not_
 from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import CowRecords, Record, Records, State, Service, Visit, add_step, lineage, snapshot
+from compoworld_nb.service import CowRecords, Record, Records, State, Service, lineage, snapshot
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, scan, entries, ids, _peek   # _peek: the no-copy get of any collection (a view's own reads copy)
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
@@ -533,7 +534,7 @@ log_step.then = "amend"       # ... and `log` only where a later visit re-reads 
 
 
 # --- scenario beats (compoworld_nb.scenario) ------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "stock")
 def stock_beat(ctx, category: str) -> list[dict]:

@@ -69,7 +69,7 @@ def convert_time(s: TimeState,
 
 
 # --- scenario beats (compoworld_nb.scenario) ------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "convert")
 def convert_beat(ctx, source: str, times: list[str], zones: list[str]) -> dict:

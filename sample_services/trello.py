@@ -12,7 +12,8 @@ import functools
 from datetime import timedelta
 from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import read, find, scan, has
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 from .kit import Query, planted_record_step
@@ -727,7 +728,7 @@ def card_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 def _first_list(s: TrelloState):
     board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))

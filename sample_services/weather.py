@@ -15,7 +15,8 @@ import functools, re
 from datetime import timedelta
 from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
-from compoworld_nb.service import Record, State, Service, Visit, add_step
+from compoworld_nb.service import Record, State, Service
+from compoworld_nb.steps import Visit, add_step
 from compoworld_nb.state import scan
 from .world import make_world, iso, haversine_km, service_rng, stable_int, US_STATES
 
@@ -223,7 +224,7 @@ def alerts_step(ctx, value, want):
 
 
 # --- scenario beats (compoworld_nb.scenario) ---------------------------------------------------------
-from compoworld_nb.service import add_beat
+from compoworld_nb.steps import add_beat
 
 @add_beat(service, "forecast")
 def forecast_beat(ctx, coords: str) -> dict:

@@ -3,7 +3,7 @@ import importlib, json, re, zlib
 from datetime import timedelta
 import pytest
 from compoworld_nb.core import EPOCH, FACT_KINDS, state_hash
-from compoworld_nb.service import Visit
+from compoworld_nb.steps import Visit
 from sample_services import LIBRARY_MODULES, load_library
 from sample_services.world import make_world, WINDOW_START, WINDOW_END
 from svc_testkit import SPECS, FakeCtx, all_dates, check_err, evaluate
