@@ -22,10 +22,11 @@ __all__ = ['SYSTEM_PROMPT', 'SynthesisError', 'module_name', 'read_spec', 'synth
            'listing_service', 'check_draft', 'SynthesisReport', 'synthesize_service', 'load_service_file',
            'register_cli']
 
-# %% ../nbs/34_synthesize.ipynb #38e20717
+# %% ../nbs/34_synthesize.ipynb #dc8f968a
 class SynthesisError(ValueError):
     "A bad synthesis input (spec file, output folder, repair bound); the message names the value."
 
+# %% ../nbs/34_synthesize.ipynb #182eab14
 _RESERVED = {"compoworld_nb", "sample_services", "conftest", "service"}
 
 def module_name(slug: str) -> str:
@@ -37,6 +38,7 @@ def module_name(slug: str) -> str:
     if taken: m += "_service"
     return m
 
+# %% ../nbs/34_synthesize.ipynb #a1ad2bae
 def read_spec(spec: str | os.PathLike | dict, slug: str | None = None) -> tuple[str, dict]:
     "`(slug, spec dict)` from a spec file path, a slug in the shared specs folder, or a parsed spec; SynthesisError naming a missing, unreadable or invalid spec."
     if isinstance(spec, dict): raw, slug = spec, slug or str(spec.get("server") or "service")
@@ -60,7 +62,7 @@ def read_spec(spec: str | os.PathLike | dict, slug: str | None = None) -> tuple[
     except SpecImportError as e: raise SynthesisError(f"spec {name!r} cannot be imported: {e}") from None
     return slug, raw
 
-# %% ../nbs/34_synthesize.ipynb #c5f5911b
+# %% ../nbs/34_synthesize.ipynb #6e65c5cb
 SYSTEM_PROMPT = """You write one service of the compoworld_nb library from an MCP tool spec, and a test suite for it.
 Reply with exactly two fenced ```python code blocks and nothing else that matters: the first starts with the line
 `# file: {module}.py`, the second with `# file: test_{module}.py`. Always send both files complete.
@@ -89,6 +91,7 @@ for every tool, test one success and one error, and that a failed call returns t
 The service module runs in a sandbox without network, processes or files outside its working directory.
 """ + TEST_SUBSET.replace("{", "{{").replace("}", "}}")
 
+# %% ../nbs/34_synthesize.ipynb #f6727f24
 def synthesis_prompt(slug: str, raw: dict, module: str) -> list[dict]:
     "The opening messages `[system, user]` asking for a service of spec `slug` as module `module`."
     tools = [{"name": t.name, "description": t.description, "parameters": t.parameters,
@@ -97,7 +100,7 @@ def synthesis_prompt(slug: str, raw: dict, module: str) -> list[dict]:
             f"Its tools (OpenAI function-calling form):\n```json\n{json.dumps(tools, indent=1, ensure_ascii=False)}\n```")
     return [{"role": "system", "content": SYSTEM_PROMPT.format(module=module, slug=slug)}, {"role": "user", "content": user}]
 
-# %% ../nbs/34_synthesize.ipynb #d7b40c6d
+# %% ../nbs/34_synthesize.ipynb #1f11798d
 _FILE = re.compile(r"\A\s*#\s*file:\s*(\S+)\s*\n")
 
 def code_blocks(text: str) -> list[str]:
@@ -112,6 +115,7 @@ def code_blocks(text: str) -> list[str]:
         elif cur is not None: cur.append(line)
     return out
 
+# %% ../nbs/34_synthesize.ipynb #aa6c751e
 def parse_files(text: str, module: str) -> dict[str, str]:
     "`{'<module>.py': code, 'test_<module>.py': code}` from a model reply; ValueError saying what is missing (sent back to the model)."
     want_svc, want_test = f"{module}.py", f"test_{module}.py"
@@ -126,7 +130,7 @@ def parse_files(text: str, module: str) -> dict[str, str]:
     if missing: raise ValueError(f"the reply lacks the file(s) {missing}: send two ```python blocks starting with '# file: {want_svc}' and '# file: {want_test}'")
     return {want_svc: out[want_svc], want_test: out[want_test]}
 
-# %% ../nbs/34_synthesize.ipynb #a8ad9033
+# %% ../nbs/34_synthesize.ipynb #2fb35616
 def listing_service(listing: dict) -> Service:
     "A data-only stand-in `Service` from a sandbox tool listing (`describe_module` data): names, schemas and flags, no code; for `conformance`."
     svc = Service(str(listing.get("name")), str(listing.get("domain")), State, str(listing.get("description") or ""), listing.get("spec"))
@@ -135,6 +139,7 @@ def listing_service(listing: dict) -> Service:
                                     bool(t.get("read_only")), bool(t.get("simulated")))
     return svc
 
+# %% ../nbs/34_synthesize.ipynb #93d7f729
 def _clip(s: str, n: int = 4000) -> str: return s if len(s) <= n else "...\n" + s[-n:]
 
 def check_draft(files: dict[str, str], module: str, slug: str, raw: dict, limits: Limits | None = None,
@@ -168,7 +173,7 @@ def check_draft(files: dict[str, str], module: str, slug: str, raw: dict, limits
     rec["passed"] = not fb
     return rec, ("\n\n".join(fb) if fb else None)
 
-# %% ../nbs/34_synthesize.ipynb #615d7f6d
+# %% ../nbs/34_synthesize.ipynb #bf53b471
 @dataclass
 class SynthesisReport:
     "What one synthesis did: `passed` iff some attempt's draft conformed to the spec and its tests ran and passed in the sandbox."
@@ -186,6 +191,7 @@ class SynthesisReport:
 
     def to_json(self) -> dict: return asdict(self)
 
+# %% ../nbs/34_synthesize.ipynb #641253f1
 def synthesize_service(spec: str | os.PathLike | dict,     # spec file, shared-spec slug, or parsed spec
                        out_dir: str | os.PathLike,           # folder for the service, its tests and the report (created)
                        client: Any = None,                   # an `openai.OpenAI` client; default: `make_client(cfg)`
@@ -211,6 +217,7 @@ def synthesize_service(spec: str | os.PathLike | dict,     # spec file, shared-s
         if created is not None: shutil.rmtree(created, ignore_errors=True)   # nothing half-written is left behind
         raise
 
+# %% ../nbs/34_synthesize.ipynb #bb76def0
 def _make_out_dir(out: Path) -> Path | None:
     "Create `out` (and missing parents) and check a file can be written there; the topmost folder created (None: it existed). SynthesisError naming the folder otherwise."
     top = next((p for p in [*reversed(out.absolute().parents), out.absolute()] if not p.exists()), None)
