@@ -12,7 +12,8 @@ from functools import cached_property
 from typing import Any, Callable, Iterator
 from .core import *
 from .compose import *
-from .service import Service, Tool
+from .service import Service, Tool, Records, changed_ids
+from collections.abc import Mapping
 from .walk import DependencyGraph, check_walk
 from .toolgraph import is_id_name
 from .rubric import Rubric, Criterion, FinalScorer, narrow, check, typed_eq, get_path
@@ -532,6 +533,17 @@ def _selected(js: JointState, c: Criterion) -> list[str]:
         if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): out.append(canonical_json(d))
     return sorted(out)
 
+# %% ../nbs/10_admission.ipynb #3e0fa797
+def _selection_differs(a: Admission, c: Criterion) -> bool:
+    "Whether the records `c` selects in s0 and in g differ (`_selected` of each, as sorted texts); O(changed records) when g's collection descends from s0's."
+    t0, tg = (getattr(js.get(c.service), c.collection or "", None) for js in (a.s0, a.run.g))
+    D = changed_ids(tg, t0, full=False) if isinstance(t0, Mapping) and isinstance(tg, Mapping) else None
+    if D is None: return _selected(a.s0, c) != _selected(a.run.g, c)
+    def texts(t):
+        ds = [r.model_dump(mode="json") if hasattr(r, "model_dump") else r for k in D if (r := t.get(k)) is not None]
+        return sorted(canonical_json(d) for d in ds if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()))
+    return texts(t0) != texts(tg)
+
 # %% ../nbs/10_admission.ipynb #2fd40395
 @admission_rule("changes_done")
 def _r_changes(a: Admission) -> list[str]:
@@ -539,7 +551,7 @@ def _r_changes(a: Admission) -> list[str]:
     out = []
     for c in a.goal:
         if c.kind != "state": continue
-        if a.s0.get(c.service) is not None and _selected(a.s0, c) == _selected(a.run.g, c):
+        if a.s0.get(c.service) is not None and not _selection_differs(a, c):
             out.append(f"criterion {c.id} checks {c.service}.{c.collection} {c.where} but the reference leaves those records as in s0")
     ids = {c.id for c in a.goal}
     for ch in a.task.meta.get("changes", []):
@@ -570,12 +582,12 @@ def _r_cond(a: Admission) -> list[str]:
 
 # %% ../nbs/10_admission.ipynb #a22f39aa
 def _shotgun(a: Admission, c: Criterion, extra: list[str]) -> JointState | None:
-    "g with the text field `c` checks, in every record `c` selects, followed by all of `extra` (the write that names every candidate); None if `c` is not a text criterion."
+    "g with the text field `c` checks, in every record `c` selects, followed by all of `extra` (the write that names every candidate); None if `c` is not a text criterion. The collection stays in g's lineage (`Records.updated`), so the scorer reads only the rewritten records."
     st = a.run.g.get(c.service)
     col = getattr(st, c.collection, None) if st is not None else None
     if not col or not c.field: return None
     recs = {}
-    for rid, r in col.items():
+    for rid, r in getattr(narrow(st, c), c.collection).items():    # the records that may match, in collection order
         d = r.model_dump(mode="json")
         if not all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): continue
         found, val = get_path(d, c.field)
@@ -583,7 +595,7 @@ def _shotgun(a: Admission, c: Criterion, extra: list[str]) -> JointState | None:
         d = _set_path(d, tuple(int(x) if x.isdigit() else x for x in c.field.split(".")), val + " " + " ".join(map(str, extra)))
         recs[rid] = type(r).model_validate(d)
     if not recs: return None
-    return {**a.run.g, c.service: st.model_copy(update={c.collection: {**dict(col), **recs}})}
+    return {**a.run.g, c.service: st.model_copy(update={c.collection: col.updated(recs) if isinstance(col, Records) else {**dict(col), **recs}})}
 
 # %% ../nbs/10_admission.ipynb #2071b3fa
 @admission_rule("no_reward_for_guessing")
@@ -601,6 +613,6 @@ def _r_guess(a: Admission) -> list[str]:
             continue
         js = _shotgun(a, c, list(others))
         if js is None: out.append(f"criterion {cid}: cannot write its candidates into {c.service}.{c.collection}.{c.field}"); continue
-        if all(check(x, {x.service: js[x.service]} if x.service else js, a.s0, a.task.answer) for x in a.rubric.criteria if x.kind != "output" and x.service == c.service):
+        if all(a.b(x, js, a.task.answer) for x in a.rubric.criteria if x.kind != "output" and x.service == c.service):
             out.append(f"criterion {cid}: a write naming every candidate ({len(others)} others) passes every criterion on {c.service}")
     return out

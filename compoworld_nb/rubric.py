@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, m
 from .core import canonical_json
 from .compose import JointState
 from .service import Records, changed_ids, _collection_set
+from collections import OrderedDict
 from collections.abc import Mapping
 
 # %% auto #0
@@ -300,9 +301,8 @@ def _dump(self: _CriterionScorer, r):
     return e[1]
 
 # %% ../nbs/07_rubric.ipynb #02f44aab
-@patch
-def _get(self: _CriterionScorer, r, path):
-    "`rubric.get_path` on the record's JSON-mode dump, read straight from the model when the path leads through plain fields and dicts to a scalar."
+def _read(r, path: str | None, dump: Callable) -> tuple[bool, Any]:
+    "`rubric.get_path` on `dump(r)` (the record's JSON-mode dump), read straight from the model when the path leads through plain fields and dicts to a scalar."
     if path and isinstance(r, BaseModel):
         cur = r
         for part in (path.split(".") if "." in path else (path,)):
@@ -311,7 +311,13 @@ def _get(self: _CriterionScorer, r, path):
             else: cur = _NOTHING; break
         t = type(cur)
         if t is str or t is int or t is bool or cur is None or (t is float and math.isfinite(cur)): return True, cur
-    return get_path(self._dump(r), path)
+    return get_path(dump(r), path)
+
+# %% ../nbs/07_rubric.ipynb #668e7bba
+@patch
+def _get(self: _CriterionScorer, r, path):
+    "`_read` through the scorer's shared dumps."
+    return _read(r, path, self._dump)
 
 # %% ../nbs/07_rubric.ipynb #bd2b667f
 @patch
@@ -328,16 +334,62 @@ def _rec(self: _CriterionScorer, r) -> tuple[bool, Any]:
     self.recs[id(r)] = (r, m, p)
     return m, p
 
+# %% ../nbs/07_rubric.ipynb #6054b020
+def _eq_key(x: Any):
+    "A hashable key with `_eq_key(a) == _eq_key(b)` iff `typed_eq(a, b)` (tolerance 0); None for a value equal to nothing (NaN)."
+    if _num(x): return None if x != x else (2, x)
+    if type(x) is bool: return (1, x)
+    if isinstance(x, str):
+        i = _instant(x)
+        return (3, x) if i is None else (4, i)
+    if x is None: return (0,)
+    return (5, canonical_json(x))
+
+# %% ../nbs/07_rubric.ipynb #7837ec55
+_VALUE_INDEX: OrderedDict = OrderedDict()
+_VALUE_INDEX_LOCK = threading.Lock()
+
+def _value_index(table: dict, path: str) -> dict:
+    "{`_eq_key` of the value at `path`: [ids]} over a `Records` base table (ids whose path is missing or NaN are in no entry); memoised per (table, path), the last 256 kept."
+    e = _VALUE_INDEX.get((id(table), path))
+    if e is not None and e[0] is table: return e[1]
+    dump = lambda r: r.model_dump(mode="json") if hasattr(r, "model_dump") else r
+    index: dict = {}
+    for k, r in table.items():
+        found, x = _read(r, path, dump)
+        key = _eq_key(x) if found else None
+        if key is not None: index.setdefault(key, []).append(k)
+    with _VALUE_INDEX_LOCK:
+        _VALUE_INDEX[(id(table), path)] = (table, index)   # the table kept alive: its id stays its own
+        while len(_VALUE_INDEX) > 256: _VALUE_INDEX.popitem(last=False)
+    return index
+
+# %% ../nbs/07_rubric.ipynb #fac5a0d7
+@patch
+def _where_ids(self: _CriterionScorer, s0t: Mapping) -> set:
+    "Ids of collection `s0t` whose record matches `where` (the same set as `_rec` on every record gives): O(matches + touched ids) for a `Records` once its base's indexes exist."
+    if type(s0t) is not Records: return {k for k, r in s0t.items() if self._rec(r)[0]}
+    table, touched, ids = s0t._b.table, s0t.touched, None
+    for k, v in self.where:
+        key = _eq_key(v)
+        hit = _value_index(table, k).get(key, ()) if key is not None else ()
+        ids = set(hit) if ids is None else ids.intersection(hit)
+        if not ids: break
+    ids = set(table) if ids is None else ids
+    ids.difference_update(touched)
+    for k in touched:
+        r = s0t.get(k)
+        if r is not None and self._rec(r)[0]: ids.add(k)
+    return ids
+
 # %% ../nbs/07_rubric.ipynb #28161bfc
 @patch
-def _base(self: _CriterionScorer, s0t: dict) -> tuple:
-    "Ids of s0's collection that match `where`, and those among them that pass / fail the op."
+def _base(self: _CriterionScorer, s0t: Mapping) -> tuple:
+    "Ids of s0's collection that match `where` (`_where_ids`), and those among them that pass / fail the op."
     e = self.bases.get(id(s0t))
     if e is not None and e[0] is s0t: return e
-    match, good, bad = set(), set(), set()
-    for k, r in s0t.items():
-        m, p = self._rec(r)
-        if m: match.add(k); (good if p else bad).add(k)
+    match, good, bad = self._where_ids(s0t), set(), set()
+    for k in match: (good if self._rec(s0t[k])[1] else bad).add(k)
     e = self.bases[id(s0t)] = (s0t, match, good, bad)
     return e
 
