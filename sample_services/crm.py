@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, find, scan
+from compoworld_nb.state import read, find, scan, size, writable, put
 from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -146,9 +146,9 @@ def create_contact(s: CrmState,
     e = _email(s, email)
     if company_id is not None: find(s, "companies", company_id, "company", "company_id")
     i = s.new_id("ct"); now = s.tick()
-    s.contacts[i] = Contact(id=i, first_name=first_name.strip(), last_name=last_name.strip(), email=e, phone=phone or "", title=title or "",
-                            company_id=company_id, owner=s.me, lifecycle_stage=lifecycle_stage, created_at=now, updated_at=now)
-    return s.contacts[i].model_dump()
+    put(s, "contacts", i, Contact(id=i, first_name=first_name.strip(), last_name=last_name.strip(), email=e, phone=phone or "", title=title or "",
+                            company_id=company_id, owner=s.me, lifecycle_stage=lifecycle_stage, created_at=now, updated_at=now))
+    return read(s, "contacts", i).model_dump()
 
 @service.tool
 def update_contact(s: CrmState,
@@ -164,7 +164,7 @@ def update_contact(s: CrmState,
     if all(v is None for v in (email, title, phone, company_id, lifecycle_stage)): raise ToolError(422, "nothing to change", "contact_id")
     e = _email(s, email, skip=c.id) if email is not None else None
     if company_id is not None: find(s, "companies", company_id, "company", "company_id")
-    c = s.contacts[c.id]
+    c = writable(s, "contacts", c.id)
     if e is not None: c.email = e
     if title is not None: c.title = title
     if phone is not None: c.phone = phone
@@ -235,9 +235,9 @@ def create_deal(s: CrmState,
         c = find(s, "contacts", contact_id, "contact", "contact_id")
         if c.company_id != comp.id: raise ToolError(422, f"contact {contact_id} does not work at company {company_id}", "contact_id")
     i = s.new_id("deal"); now = s.tick()
-    s.deals[i] = Deal(id=i, name=name.strip(), company_id=comp.id, contact_id=contact_id, amount=round(float(amount), 2), stage=stage,
-                      close_date=cd, owner=s.me, notes=notes or "", created_at=now, updated_at=now)
-    return s.deals[i].model_dump()
+    put(s, "deals", i, Deal(id=i, name=name.strip(), company_id=comp.id, contact_id=contact_id, amount=round(float(amount), 2), stage=stage,
+                      close_date=cd, owner=s.me, notes=notes or "", created_at=now, updated_at=now))
+    return read(s, "deals", i).model_dump()
 
 @service.tool
 def update_deal_stage(s: CrmState,
@@ -251,10 +251,10 @@ def update_deal_stage(s: CrmState,
     if d.stage == stage: raise ToolError(409, f"deal {deal_id} is already at {stage}", "stage")
     if stage == "closed_lost" and not (lost_reason or "").strip(): raise ToolError(422, "lost_reason is required to close a deal as lost", "lost_reason")
     if stage != "closed_lost" and lost_reason is not None: raise ToolError(422, "lost_reason only applies to closed_lost", "lost_reason")
-    d = s.deals[d.id]
+    d = writable(s, "deals", d.id)
     d.stage, d.lost_reason, d.updated_at = stage, lost_reason, s.tick()
     if stage == "closed_won" and d.contact_id:
-        c = s.contacts[d.contact_id]; c.lifecycle_stage = "customer"; c.updated_at = s.now()
+        c = writable(s, "contacts", d.contact_id); c.lifecycle_stage = "customer"; c.updated_at = s.now()
     return d.model_dump()
 
 
@@ -274,8 +274,8 @@ def log_activity(s: CrmState,
     d = find(s, "deals", deal_id, "deal", "deal_id") if deal_id else None
     if c and d and c.company_id != d.company_id: raise ToolError(422, f"contact {contact_id} is not at the company of deal {deal_id}", "contact_id")
     i = s.new_id("act")
-    s.activities[i] = Activity(id=i, type=type, subject=subject.strip(), body=body or "", contact_id=contact_id, deal_id=deal_id, owner=s.me, date=s.tick())
-    return s.activities[i].model_dump()
+    put(s, "activities", i, Activity(id=i, type=type, subject=subject.strip(), body=body or "", contact_id=contact_id, deal_id=deal_id, owner=s.me, date=s.tick()))
+    return read(s, "activities", i).model_dump()
 
 @service.tool(read_only=True)
 def list_activities(s: CrmState,
@@ -309,43 +309,43 @@ def _build(seed: int) -> CrmState:
     reps = [w.me.email] + [p.email for p in w.people if p.team in ("MKT", "SUP")] or [w.me.email]
     def when(lo, hi): return iso(EPOCH - timedelta(minutes=rng.randint(lo * 1440, hi * 1440)))
     names = set()
-    while len(s.companies) < 60:
+    while size(s, "companies") < 60:
         n = fk.company()
         if n in names: continue
         names.add(n)
-        i = f"co_{len(s.companies) + 1:03d}"
+        i = f"co_{size(s, 'companies') + 1:03d}"
         dom = re.sub(r"[^a-z]", "", n.split()[0].lower()) + rng.choice([".com", ".io", ".co"])
-        s.companies[i] = Company(id=i, name=n, domain=dom, industry=rng.choice(_INDUSTRIES), city=rng.choice(w.places).label, employees=rng.choice([12, 40, 85, 200, 650, 1800, 5200]))
-    comps = list(s.companies.values())
+        put(s, "companies", i, Company(id=i, name=n, domain=dom, industry=rng.choice(_INDUSTRIES), city=rng.choice(w.places).label, employees=rng.choice([12, 40, 85, 200, 650, 1800, 5200])))
+    comps = list(scan(s, "companies"))
     emails = set()
-    while len(s.contacts) < 250:
+    while size(s, "contacts") < 250:
         f, l = fk.first_name(), fk.last_name()
         comp = rng.choice(comps)
         e = f"{re.sub(r'[^a-z]', '', f.lower())}.{re.sub(r'[^a-z]', '', l.lower())}@{comp.domain}"
         if e in emails: continue
         emails.add(e)
-        i = f"ct_{len(s.contacts) + 1:04d}"
+        i = f"ct_{size(s, 'contacts') + 1:04d}"
         t0 = when(30, 88); t1 = max(t0, when(0, 30))
-        s.contacts[i] = Contact(id=i, first_name=f, last_name=l, email=e, phone=fk.numerify("(###) ###-####"), title=fk.job(), company_id=comp.id,
-                                owner=rng.choice(reps), lifecycle_stage=rng.choice(LIFECYCLE), created_at=t0, updated_at=t1)
-    contacts = list(s.contacts.values())
+        put(s, "contacts", i, Contact(id=i, first_name=f, last_name=l, email=e, phone=fk.numerify("(###) ###-####"), title=fk.job(), company_id=comp.id,
+                                owner=rng.choice(reps), lifecycle_stage=rng.choice(LIFECYCLE), created_at=t0, updated_at=t1))
+    contacts = list(scan(s, "contacts"))
     for k in range(120):
-        c = rng.choice(contacts); comp = s.companies[c.company_id]
+        c = rng.choice(contacts); comp = read(s, "companies", c.company_id)
         st = rng.choice(STAGES)
         t0 = when(20, 88); t1 = max(t0, when(0, 20))
         i = f"deal_{k + 1:04d}"
-        s.deals[i] = Deal(id=i, name=rng.choice(_DEALS).format(c=comp.name), company_id=comp.id, contact_id=c.id, amount=float(rng.randint(20, 900) * 100),
+        put(s, "deals", i, Deal(id=i, name=rng.choice(_DEALS).format(c=comp.name), company_id=comp.id, contact_id=c.id, amount=float(rng.randint(20, 900) * 100),
                           stage=st, close_date=(EPOCH + timedelta(days=rng.randint(-60, 90))).date().isoformat(), owner=rng.choice(reps),
                           notes=fk.sentence(nb_words=10), lost_reason=rng.choice(["price", "timing", "chose a competitor"]) if st == "closed_lost" else None,
-                          created_at=t0, updated_at=t1)
-    deals = list(s.deals.values())
+                          created_at=t0, updated_at=t1))
+    deals = list(scan(s, "deals"))
     for k in range(300):
         d = rng.choice(deals) if rng.random() < 0.6 else None
-        c = s.contacts[d.contact_id] if d and rng.random() < 0.7 else (rng.choice(contacts) if d is None else None)
+        c = read(s, "contacts", d.contact_id) if d and rng.random() < 0.7 else (rng.choice(contacts) if d is None else None)
         typ = rng.choice(["call", "email", "meeting", "note"])
         i = f"act_{k + 1:04d}"
-        s.activities[i] = Activity(id=i, type=typ, subject=f"{typ.capitalize()}: {fk.bs()}", body=fk.sentence(nb_words=14),
-                                   contact_id=c.id if c else None, deal_id=d.id if d else None, owner=rng.choice(reps), date=when(0, 88))
+        put(s, "activities", i, Activity(id=i, type=typ, subject=f"{typ.capitalize()}: {fk.bs()}", body=fk.sentence(nb_words=14),
+                                   contact_id=c.id if c else None, deal_id=d.id if d else None, owner=rng.choice(reps), date=when(0, 88)))
     return s
 
 
@@ -356,13 +356,13 @@ _PHRASE = {"key": "the project code in that deal's notes", "place": "the venue i
 def read_step(ctx, value, kind, nxt, what):
     "Plant a deal named after `value` whose notes give the next fact; the agent finds it in the pipeline."
     st = ctx.state("crm")
-    comp = sorted(st.companies.values(), key=lambda c: c.id)[ctx.rng.randrange(len(st.companies))]
+    comp = sorted(scan(st, "companies"), key=lambda c: c.id)[ctx.rng.randrange(size(st, "companies"))]
     did = ctx.plant_id("deal")
     line = f"Project code {nxt}." if kind == "key" else f"Kickoff venue: {nxt}."
     def plant(s: CrmState):
         t = iso(EPOCH - timedelta(days=1))
-        s.deals[did] = Deal(id=did, name=f"{comp.name} {value}", company_id=comp.id, amount=12000.0, stage="proposal",
-                            close_date=(EPOCH + timedelta(days=30)).date().isoformat(), owner=s.me, notes=line, created_at=t, updated_at=t)
+        put(s, "deals", did, Deal(id=did, name=f"{comp.name} {value}", company_id=comp.id, amount=12000.0, stage="proposal",
+                            close_date=(EPOCH + timedelta(days=30)).date().isoformat(), owner=s.me, notes=line, created_at=t, updated_at=t))
     ctx.plant("crm", plant)
     got = ctx.call("list_deals", query=str(value))
     assert got["items"] and nxt in got["items"][0]["notes"]
@@ -373,7 +373,7 @@ def read_step(ctx, value, kind, nxt, what):
 def note_step(ctx, value, want):
     "Log a note on a contact whose text carries `value`."
     st = ctx.state("crm")
-    c = sorted(st.contacts.values(), key=lambda c: c.id)[ctx.rng.randrange(len(st.contacts))]
+    c = sorted(scan(st, "contacts"), key=lambda c: c.id)[ctx.rng.randrange(size(st, "contacts"))]
     subject = ctx.label("Follow-up")
     ctx.call("log_activity", type="note", subject=subject, body=f"Shared with the client: {value}", contact_id=c.id)
     crit = [ctx.criterion("activities", {"subject": subject}, "body", "contains", str(value)),
@@ -393,6 +393,6 @@ def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
 
 def _announce_target(ctx) -> dict:
     st = ctx.state("crm")
-    c = sorted(st.contacts.values(), key=lambda c: c.id)[ctx.rng.randrange(len(st.contacts))]
+    c = sorted(scan(st, "contacts"), key=lambda c: c.id)[ctx.rng.randrange(size(st, "contacts"))]
     return {"id": c.id, "phrase": f"a note on {c.first_name} {c.last_name}'s contact record in the CRM"}
 announce_beat.target = _announce_target

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, ids, has, put, remove
+from compoworld_nb.state import read, ids, has, put, remove, writable
 from .kit import inline_schemas, planted_record_step, Query
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -140,7 +140,7 @@ def _mkdirs(s: FsState, full: str) -> list[str]:
         cur = f"{cur}/{part}"
         if _is_file(s, cur): raise ToolError(409, f"{cur} exists and is a file", "path")
         if not _is_dir(s, cur):
-            now = s.now(); s.directories[cur] = Directory(id=cur, created=now, modified=now); made.append(cur)
+            now = s.now(); put(s, "directories", cur, Directory(id=cur, created=now, modified=now)); made.append(cur)
     return made
 
 
@@ -292,7 +292,7 @@ def write_file(s: FsState,
     if not _is_dir(s, parent): raise ToolError(404, f"the folder {parent} does not exist (create_directory first)", "path")
     now = s.tick(1)
     old = read(s, "files", full)
-    s.files[full] = File(id=full, content=content, created=old.created if old else now, modified=now)
+    put(s, "files", full, File(id=full, content=content, created=old.created if old else now, modified=now))
     return {"path": full, "bytes": len(content.encode("utf-8")), "created": old is None}
 
 @service.tool
@@ -312,7 +312,7 @@ def edit_file(s: FsState,
         new = new.replace(e.oldText, e.newText, 1)
     diff = "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), f.id, f.id))
     if not dryRun and new != old:
-        f2 = s.files[f.id]; f2.content = new; f2.modified = s.tick(1)
+        f2 = writable(s, "files", f.id); f2.content = new; f2.modified = s.tick(1)
     return {"diff": diff, "applied": not dryRun}
 
 @service.tool
@@ -366,30 +366,30 @@ def _build(seed: int) -> FsState:
     def when() -> str: return iso(EPOCH - timedelta(minutes=rng.randint(60, 200 * 24 * 60)))
     def mkdir(p):
         if not _is_dir(s, p):
-            mkdir(posixpath.dirname(p)); t = when(); s.directories[p] = Directory(id=p, created=t, modified=t)
-    def put(rel, content, binary=False):
+            mkdir(posixpath.dirname(p)); t = when(); put(s, "directories", p, Directory(id=p, created=t, modified=t))
+    def add(rel, content, binary=False):
         p = f"{s.root}/{rel}"; mkdir(posixpath.dirname(p))
         a, b = sorted([when(), when()])
-        s.files[p] = File(id=p, content=content, binary=binary, created=a, modified=b)
+        put(s, "files", p, File(id=p, content=content, binary=binary, created=a, modified=b))
     for topic in w.topics:
         slug = re.sub(r"[^a-z0-9]+", "-", topic.lower()).strip("-")
         owner = rng.choice(w.people)
-        put(f"projects/{slug}/README.md", f"# {topic.title()}\n\nOwner: {owner.name} ({owner.email})\nStatus: {rng.choice(['planning', 'active', 'paused'])}\n\n{fk.paragraph(nb_sentences=4)}\n")
+        add(f"projects/{slug}/README.md", f"# {topic.title()}\n\nOwner: {owner.name} ({owner.email})\nStatus: {rng.choice(['planning', 'active', 'paused'])}\n\n{fk.paragraph(nb_sentences=4)}\n")
         for k in range(rng.randint(2, 5)):
-            put(f"projects/{slug}/notes-{k + 1}.md", f"## Notes {k + 1}: {topic}\n\n" + "\n".join(f"- {fk.sentence(nb_words=10)}" for _ in range(rng.randint(3, 7))) + "\n")
-        put(f"projects/{slug}/tasks.txt", "\n".join(f"[{'x' if rng.random() < 0.4 else ' '}] {fk.bs()}" for _ in range(rng.randint(3, 8))) + "\n")
+            add(f"projects/{slug}/notes-{k + 1}.md", f"## Notes {k + 1}: {topic}\n\n" + "\n".join(f"- {fk.sentence(nb_words=10)}" for _ in range(rng.randint(3, 7))) + "\n")
+        add(f"projects/{slug}/tasks.txt", "\n".join(f"[{'x' if rng.random() < 0.4 else ' '}] {fk.bs()}" for _ in range(rng.randint(3, 8))) + "\n")
     for k in range(60):
         d = EPOCH - timedelta(days=rng.randint(1, 180))
-        put(f"meetings/{d:%Y-%m}/{d:%Y-%m-%d}-{rng.choice(w.topics).split()[0].lower()}-{k}.md",
+        add(f"meetings/{d:%Y-%m}/{d:%Y-%m-%d}-{rng.choice(w.topics).split()[0].lower()}-{k}.md",
             f"# Meeting {d:%Y-%m-%d}\n\nAttendees: {', '.join(p.first for p in rng.sample(w.people, 3))}\n\n{fk.paragraph(nb_sentences=3)}\n")
     for k in range(30):
         rows = ["date,amount,category"] + [f"{(EPOCH - timedelta(days=rng.randint(1, 90))):%Y-%m-%d},{rng.uniform(5, 900):.2f},{rng.choice(['travel', 'software', 'meals', 'hardware'])}" for _ in range(rng.randint(5, 20))]
-        put(f"data/exports/expenses-{k:02d}.csv", "\n".join(rows) + "\n")
+        add(f"data/exports/expenses-{k:02d}.csv", "\n".join(rows) + "\n")
     for k in range(40):
-        put(f"notes/{fk.word()}-{k:02d}.txt", fk.paragraph(nb_sentences=rng.randint(2, 5)) + "\n")
+        add(f"notes/{fk.word()}-{k:02d}.txt", fk.paragraph(nb_sentences=rng.randint(2, 5)) + "\n")
     for k in range(16):
-        put(f"pictures/{fk.word()}-{k:02d}.png", _png(rng), binary=True)
-    put("todo.md", "# Todo\n\n" + "\n".join(f"- [ ] {fk.bs()}" for _ in range(8)) + "\n")
+        add(f"pictures/{fk.word()}-{k:02d}.png", _png(rng), binary=True)
+    add("todo.md", "# Todo\n\n" + "\n".join(f"- [ ] {fk.bs()}" for _ in range(8)) + "\n")
     mkdir(f"{s.root}/archive")
     return s
 
@@ -405,8 +405,8 @@ def read_step(ctx, value, kind, nxt, what):
     root = ctx.state("filesystem").root
     path = f"{root}/briefs/{slug}.md"
     def plant(s: FsState):
-        if not _is_dir(s, f"{s.root}/briefs"): s.directories[f"{s.root}/briefs"] = Directory(id=f"{s.root}/briefs", created=iso(EPOCH - timedelta(days=3)), modified=iso(EPOCH - timedelta(days=3)))
-        s.files[path] = File(id=path, content=f"# Brief: {value}\n\n{line}\n\nPrepared by operations.\n", created=iso(EPOCH - timedelta(days=2)), modified=iso(EPOCH - timedelta(days=2)))
+        if not _is_dir(s, f"{s.root}/briefs"): put(s, "directories", f"{s.root}/briefs", Directory(id=f"{s.root}/briefs", created=iso(EPOCH - timedelta(days=3)), modified=iso(EPOCH - timedelta(days=3))))
+        put(s, "files", path, File(id=path, content=f"# Brief: {value}\n\n{line}\n\nPrepared by operations.\n", created=iso(EPOCH - timedelta(days=2)), modified=iso(EPOCH - timedelta(days=2))))
     ctx.plant("filesystem", plant)
     found = ctx.call("search_files", path=root, pattern=f"*{slug}*")
     got = ctx.call("read_text_file", path=found[0])
@@ -438,8 +438,8 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     path = f"{root}/docs/{slug}.md"
     def plant(s: FsState):
         t = iso(EPOCH - timedelta(days=2))
-        if not _is_dir(s, f"{s.root}/docs"): s.directories[f"{s.root}/docs"] = Directory(id=f"{s.root}/docs", created=t, modified=t)
-        s.files[path] = File(id=path, content=f"# {title}\n\n{body}\n\n— {author.name}\n", created=t, modified=t)
+        if not _is_dir(s, f"{s.root}/docs"): put(s, "directories", f"{s.root}/docs", Directory(id=f"{s.root}/docs", created=t, modified=t))
+        put(s, "files", path, File(id=path, content=f"# {title}\n\n{body}\n\n— {author.name}\n", created=t, modified=t))
     ctx.plant("filesystem", plant)
     found = ctx.call("search_files", path=root, pattern=f"*{slug}*")
     got = ctx.call("read_text_file", path=found[0])

@@ -15,7 +15,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, find, scan
+from compoworld_nb.state import read, find, scan, has, size, writable, put, ids
 from .kit import cursor_page, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -140,9 +140,9 @@ def create_topic(s: ForumState,
     if bad is not None: raise ToolError(422, f"tag {bad!r} must be 1-30 lowercase letters, digits or dashes", "tags")
     if any(x.title.lower() == title.strip().lower() for x in scan(s, "topics")): raise ToolError(409, f"a topic titled {title.strip()!r} already exists", "title")
     tid, pid, now = s.new_id("t"), s.new_id("p"), s.tick()
-    s.topics[tid] = Topic(id=tid, title=title.strip(), category_id=category_id, author=s.me, tags=tg, created_at=now, last_posted_at=now)
-    s.posts[pid] = Post(id=pid, topic_id=tid, post_number=1, author=s.me, raw=body, created_at=now)
-    return {"topic": s.topics[tid].model_dump(), "post": _post_view(s.posts[pid])}
+    put(s, "topics", tid, Topic(id=tid, title=title.strip(), category_id=category_id, author=s.me, tags=tg, created_at=now, last_posted_at=now))
+    put(s, "posts", pid, Post(id=pid, topic_id=tid, post_number=1, author=s.me, raw=body, created_at=now))
+    return {"topic": read(s, "topics", tid).model_dump(), "post": _post_view(read(s, "posts", pid))}
 
 @service.tool
 def reply_to_topic(s: ForumState,
@@ -159,9 +159,9 @@ def reply_to_topic(s: ForumState,
         raise ToolError(404, f"topic {topic_id} has no post {reply_to_post_number}", "reply_to_post_number")
     pid, now = s.new_id("p"), s.tick()
     n = posts[-1].post_number + 1 if posts else 1
-    s.posts[pid] = Post(id=pid, topic_id=t.id, post_number=n, author=s.me, raw=body, reply_to_post_number=reply_to_post_number, created_at=now)
-    tt = s.topics[t.id]; tt.posts_count += 1; tt.last_posted_at = now
-    return _post_view(s.posts[pid])
+    put(s, "posts", pid, Post(id=pid, topic_id=t.id, post_number=n, author=s.me, raw=body, reply_to_post_number=reply_to_post_number, created_at=now))
+    tt = writable(s, "topics", t.id); tt.posts_count += 1; tt.last_posted_at = now
+    return _post_view(read(s, "posts", pid))
 
 @service.tool
 def edit_post(s: ForumState,
@@ -172,7 +172,7 @@ def edit_post(s: ForumState,
     p = find(s, "posts", post_id, "post", "post_id")
     if p.author != s.me: raise ToolError(422, f"post {post_id} was written by {p.author}; you can edit only your own posts", "post_id")
     body = _raw(raw)
-    q = s.posts[p.id]; q.raw = body; q.edited_at = s.tick()
+    q = writable(s, "posts", p.id); q.raw = body; q.edited_at = s.tick()
     return _post_view(q)
 
 @service.tool
@@ -183,7 +183,7 @@ def like_post(s: ForumState,
     p = find(s, "posts", post_id, "post", "post_id")
     if p.author == s.me: raise ToolError(422, "you cannot like your own post", "post_id")
     if s.me in p.likes: raise ToolError(409, f"you already like post {post_id}", "post_id")
-    q = s.posts[p.id]; q.likes = q.likes + [s.me]
+    q = writable(s, "posts", p.id); q.likes = q.likes + [s.me]
     return _post_view(q)
 
 @service.tool
@@ -193,7 +193,7 @@ def unlike_post(s: ForumState,
     "Take back your like of a post."
     p = find(s, "posts", post_id, "post", "post_id")
     if s.me not in p.likes: raise ToolError(409, f"you do not like post {post_id}", "post_id")
-    q = s.posts[p.id]; q.likes = [u for u in q.likes if u != s.me]
+    q = writable(s, "posts", p.id); q.likes = [u for u in q.likes if u != s.me]
     return _post_view(q)
 
 @service.tool(read_only=True)
@@ -234,7 +234,7 @@ def set_topic_status(s: ForumState,
     if not read(s, "users", s.me).moderator: raise ToolError(422, "only moderators can change a topic's status", "topic_id")
     t = find(s, "topics", topic_id, "topic", "topic_id")
     if getattr(t, status) == enabled: raise ToolError(409, f"topic {topic_id} is already {'' if enabled else 'not '}{status}", "enabled")
-    tt = s.topics[t.id]; setattr(tt, status, enabled); s.tick()
+    tt = writable(s, "topics", t.id); setattr(tt, status, enabled); s.tick()
     return tt.model_dump()
 
 
@@ -261,15 +261,15 @@ def _build(seed: int) -> ForumState:
     def when(lo, hi): return iso(EPOCH - timedelta(minutes=rng.randint(lo * 1440, hi * 1440)))
     for p in w.people:
         u = p.handle.replace(".", "_")
-        s.users[u] = ForumUser(id=u, name=p.name, bio=p.title, trust_level=rng.randint(1, 3), moderator=u == s.me, created_at=when(200, 700))
-    while len(s.users) < 40:
+        put(s, "users", u, ForumUser(id=u, name=p.name, bio=p.title, trust_level=rng.randint(1, 3), moderator=u == s.me, created_at=when(200, 700)))
+    while size(s, "users") < 40:
         n = fk.user_name()
-        if n not in s.users: s.users[n] = ForumUser(id=n, name=fk.name(), bio=fk.job(), trust_level=rng.randint(0, 2), created_at=when(30, 700))
-    for slug, name, desc in _CATS: s.categories[slug] = Category(id=slug, name=name, description=desc)
-    users = list(s.users)
+        if not has(s, "users", n): put(s, "users", n, ForumUser(id=n, name=fk.name(), bio=fk.job(), trust_level=rng.randint(0, 2), created_at=when(30, 700)))
+    for slug, name, desc in _CATS: put(s, "categories", slug, Category(id=slug, name=name, description=desc))
+    users = list(ids(s, "users"))
     titles = set()
     k = 0
-    while len(s.topics) < 120:
+    while size(s, "topics") < 120:
         title = rng.choice(_TITLES).format(x=rng.choice(_BITS), y=rng.choice(_BITS))
         if title in titles: continue
         titles.add(title); k += 1
@@ -281,13 +281,13 @@ def _build(seed: int) -> ForumState:
         for j, t in enumerate(times, 1):
             pid = f"p_{tid[2:]}_{j:02d}"
             by = author if j == 1 else rng.choice(users)
-            s.posts[pid] = Post(id=pid, topic_id=tid, post_number=j, author=by, raw=fk.paragraph(nb_sentences=rng.randint(2, 4)),
+            put(s, "posts", pid, Post(id=pid, topic_id=tid, post_number=j, author=by, raw=fk.paragraph(nb_sentences=rng.randint(2, 4)),
                                 reply_to_post_number=rng.randint(1, j - 1) if j > 1 and rng.random() < 0.4 else None,
-                                likes=[u for u in rng.sample(users, rng.randint(0, 4)) if u != by], created_at=t)
-        s.topics[tid] = Topic(id=tid, title=title, category_id=rng.choice(_CATS)[0], author=author,
+                                likes=[u for u in rng.sample(users, rng.randint(0, 4)) if u != by], created_at=t))
+        put(s, "topics", tid, Topic(id=tid, title=title, category_id=rng.choice(_CATS)[0], author=author,
                               tags=rng.sample(["question", "howto", "api", "mobile", "bug", "idea"], rng.randint(0, 2)),
                               closed=rng.random() < 0.08, pinned=rng.random() < 0.03, views=rng.randint(5, 900), posts_count=n_posts,
-                              created_at=t0, last_posted_at=times[-1])
+                              created_at=t0, last_posted_at=times[-1]))
     return s
 
 
@@ -302,8 +302,8 @@ def read_step(ctx, value, kind, nxt, what):
     line = f"The project code is {nxt}." if kind == "key" else f"We are meeting at {nxt} this time."
     def plant(s: ForumState):
         t = iso(EPOCH - timedelta(hours=8))
-        s.topics[tid] = Topic(id=tid, title=f"Meetup planning for {value}", category_id="announcements", author=author, created_at=t, last_posted_at=t)
-        s.posts[pid] = Post(id=pid, topic_id=tid, post_number=1, author=author, raw=f"Hello all! About {value}: {line} See you there.", created_at=t)
+        put(s, "topics", tid, Topic(id=tid, title=f"Meetup planning for {value}", category_id="announcements", author=author, created_at=t, last_posted_at=t))
+        put(s, "posts", pid, Post(id=pid, topic_id=tid, post_number=1, author=author, raw=f"Hello all! About {value}: {line} See you there.", created_at=t))
     ctx.plant("forum", plant)
     got = ctx.call("search_posts", query=str(value))
     assert got["posts"] and nxt in got["posts"][0]["raw"]
@@ -314,7 +314,7 @@ def read_step(ctx, value, kind, nxt, what):
 def reply_step(ctx, value, want):
     "Reply in an open topic with a post that carries `value`."
     st = ctx.state("forum")
-    opens = sorted((t for t in st.topics.values() if not t.closed), key=lambda t: t.id)
+    opens = sorted((t for t in scan(st, "topics") if not t.closed), key=lambda t: t.id)
     t = opens[ctx.rng.randrange(len(opens))]
     ctx.call("reply_to_topic", topic_id=t.id, raw=f"Quick update for everyone: {value}. Thanks!")
     crit = [ctx.criterion("posts", {"topic_id": t.id, "author": st.me}, "raw", "contains", str(value))]
@@ -331,8 +331,8 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     uid = sorted(ctx.state("forum").users)[1]
     def plant(s: ForumState):
         t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 48)))
-        s.topics[tid] = Topic(id=tid, title=title, category_id="announcements", author=uid, created_at=t, last_posted_at=t)
-        s.posts[pid] = Post(id=pid, topic_id=tid, post_number=1, author=uid, raw=body, created_at=t)
+        put(s, "topics", tid, Topic(id=tid, title=title, category_id="announcements", author=uid, created_at=t, last_posted_at=t))
+        put(s, "posts", pid, Post(id=pid, topic_id=tid, post_number=1, author=uid, raw=body, created_at=t))
     ctx.plant("forum", plant)
     got = ctx.call("search_posts", query=title)
     assert got["posts"] and got["posts"][0]["topic_title"] == title
@@ -348,7 +348,7 @@ def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
 
 def _announce_target(ctx) -> dict:
     st = ctx.state("forum")
-    opens = sorted((t for t in st.topics.values() if not t.closed), key=lambda t: t.id)
+    opens = sorted((t for t in scan(st, "topics") if not t.closed), key=lambda t: t.id)
     t = opens[ctx.rng.randrange(len(opens))]
     return {"id": t.id, "phrase": f"the forum topic “{t.title}”"}
 announce_beat.target = _announce_target

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, scan, ids, has
+from compoworld_nb.state import read, scan, ids, has, size, writable, put
 from .kit import cursor_page, number_page, inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 
@@ -169,9 +169,9 @@ def _commit(s: GithubState, r: Repo, b: Branch, message: str, paths: list[str], 
     sha = hashlib.sha1(f"{r.id}:{':'.join(parents)}:{message}:{s.counters}".encode()).hexdigest()
     s.new_id("commit")
     c = Commit(id=sha, repo=r.id, message=message, author=s.me, date=s.tick(), parents=parents, files=paths)
-    s.commits[sha] = c
-    br = s.branches[b.id]; br.head = sha
-    s.repos[r.id].updated_at = c.date
+    put(s, "commits", sha, c)
+    br = writable(s, "branches", b.id); br.head = sha
+    writable(s, "repos", r.id).updated_at = c.date
     return c
 
 def _labels_of(s: GithubState, r: Repo, names: list[str], arg: str = "labels") -> list[str]:
@@ -259,7 +259,7 @@ def star_repository(s: GithubState,
                    ) -> dict:
     "Star a repository (starring it again changes nothing)."
     r = _repo(s, owner, repo)
-    if s.me not in r.stargazers: s.repos[r.id].stargazers = r.stargazers + [s.me]
+    if s.me not in r.stargazers: writable(s, "repos", r.id).stargazers = r.stargazers + [s.me]
     return {"starred": r.id}
 
 @service.tool
@@ -269,7 +269,7 @@ def unstar_repository(s: GithubState,
                      ) -> dict:
     "Remove your star from a repository (fine if it had none)."
     r = _repo(s, owner, repo)
-    if s.me in r.stargazers: s.repos[r.id].stargazers = [u for u in r.stargazers if u != s.me]
+    if s.me in r.stargazers: writable(s, "repos", r.id).stargazers = [u for u in r.stargazers if u != s.me]
     return {"unstarred": r.id}
 
 @service.tool(read_only=True)
@@ -314,10 +314,10 @@ def create_branch(s: GithubState,
         raise ToolError(422, f"branch={branch!r} is not a valid branch name", "branch")
     if has(s, "branches", f"{r.id}:{branch}"): raise ToolError(409, f"branch {branch!r} already exists in {r.id}", "branch")
     src = _branch(s, r, from_branch, "from_branch")
-    s.branches[f"{r.id}:{branch}"] = Branch(id=f"{r.id}:{branch}", repo=r.id, name=branch, head=src.head)
+    put(s, "branches", f"{r.id}:{branch}", Branch(id=f"{r.id}:{branch}", repo=r.id, name=branch, head=src.head))
     for f in [f for f in scan(s, "files") if f.repo == r.id and f.branch == src.name]:
         k = f"{r.id}:{branch}:{f.path}"
-        s.files[k] = FileBlob(id=k, repo=r.id, branch=branch, path=f.path, content=f.content, sha=f.sha)
+        put(s, "files", k, FileBlob(id=k, repo=r.id, branch=branch, path=f.path, content=f.content, sha=f.sha))
     return {"ref": f"refs/heads/{branch}", "object": {"sha": src.head}}
 
 @service.tool(read_only=True)
@@ -370,9 +370,9 @@ def create_or_update_file(s: GithubState,
     if old is not None and sha is None: raise ToolError(422, f"{p} exists in {r.id}@{b.name}: give its blob sha to update it", "sha")
     if old is not None and sha != old.sha: raise ToolError(409, f"sha={sha!r} does not match {p}'s current blob sha {old.sha}", "sha")
     if old is None and sha is not None: raise ToolError(422, f"{p} does not exist in {r.id}@{b.name}, so no sha applies", "sha")
-    s.files[k] = FileBlob(id=k, repo=r.id, branch=b.name, path=p, content=content, sha=_blob_sha(content))
+    put(s, "files", k, FileBlob(id=k, repo=r.id, branch=b.name, path=p, content=content, sha=_blob_sha(content)))
     c = _commit(s, r, b, message.strip(), [p])
-    return {"content": {"path": p, "sha": s.files[k].sha}, "commit": {"sha": c.id, "message": c.message}}
+    return {"content": {"path": p, "sha": read(s, "files", k).sha}, "commit": {"sha": c.id, "message": c.message}}
 
 @service.tool(read_only=True)
 def list_commits(s: GithubState,
@@ -417,10 +417,10 @@ def create_issue(s: GithubState,
     "Open a new issue."
     r = _repo(s, owner, repo)
     if not title.strip(): raise ToolError(422, "title must not be empty", "title")
-    rr = s.repos[r.id]; n = rr.next_number; rr.next_number = n + 1
+    rr = writable(s, "repos", r.id); n = rr.next_number; rr.next_number = n + 1
     now = s.tick()
-    s.issues[f"{r.id}#{n}"] = Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=title.strip(), body=body or "", user=s.me, created_at=now, updated_at=now)
-    return _issue_view(s.issues[f"{r.id}#{n}"])
+    put(s, "issues", f"{r.id}#{n}", Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=title.strip(), body=body or "", user=s.me, created_at=now, updated_at=now))
+    return _issue_view(read(s, "issues", f"{r.id}#{n}"))
 
 _ISSUE_SORTS = Literal["comments", "reactions", "reactions-+1", "reactions--1", "reactions-smile", "reactions-thinking_face",
                        "reactions-heart", "reactions-tada", "interactions", "created", "updated"]
@@ -490,7 +490,7 @@ def search_issues(s: GithubState,
     return {"total_count": len(hits), "items": [view(i) for i in number_page(hits, page, perPage)]}
 
 def _touch(s: GithubState, i: Issue) -> Issue:
-    j = s.issues[i.id]; j.updated_at = s.tick(); return j
+    j = writable(s, "issues", i.id); j.updated_at = s.tick(); return j
 
 @service.tool
 def update_issue_title(s: GithubState,
@@ -579,8 +579,8 @@ def add_issue_comment(s: GithubState,
     if target is None: raise ToolError(404, f"no issue or pull request issue_number={issue_number} in {r.id}", "issue_number")
     if body is None or not body.strip(): raise ToolError(422, "body must not be empty", "body")
     k = str(max((int(c) for c in ids(s, "comments")), default=1000000) + 1)
-    s.comments[k] = IssueComment(id=k, repo=r.id, issue_number=issue_number, body=body, user=s.me, created_at=s.tick())
-    if isinstance(target, Issue): j = s.issues[target.id]; j.comments += 1; j.updated_at = s.now()
+    put(s, "comments", k, IssueComment(id=k, repo=r.id, issue_number=issue_number, body=body, user=s.me, created_at=s.tick()))
+    if isinstance(target, Issue): j = writable(s, "issues", target.id); j.comments += 1; j.updated_at = s.now()
     return {"id": int(k), "body": body, "user": s.me, "html_url": f"https://github.com/{r.id}/issues/{issue_number}#issuecomment-{k}"}
 
 
@@ -634,11 +634,11 @@ def create_pull_request(s: GithubState,
     if any(p.repo == r.id and p.head == h.name and p.base == b.name and p.state == "open" for p in scan(s, "pulls")):
         raise ToolError(409, f"a pull request from {h.name} into {b.name} is already open", "head")
     revs = _users(s, reviewers or [], "reviewers")
-    rr = s.repos[r.id]; n = rr.next_number; rr.next_number = n + 1
+    rr = writable(s, "repos", r.id); n = rr.next_number; rr.next_number = n + 1
     now = s.tick()
-    s.pulls[f"{r.id}#{n}"] = Pull(id=f"{r.id}#{n}", repo=r.id, number=n, title=title.strip(), body=body or "", head=h.name, base=b.name,
-                                  draft=bool(draft), user=s.me, requested_reviewers=revs, created_at=now, updated_at=now)
-    return _pull_view(s.pulls[f"{r.id}#{n}"])
+    put(s, "pulls", f"{r.id}#{n}", Pull(id=f"{r.id}#{n}", repo=r.id, number=n, title=title.strip(), body=body or "", head=h.name, base=b.name,
+                                  draft=bool(draft), user=s.me, requested_reviewers=revs, created_at=now, updated_at=now))
+    return _pull_view(read(s, "pulls", f"{r.id}#{n}"))
 
 @service.tool(read_only=True)
 def list_pull_requests(s: GithubState,
@@ -683,11 +683,11 @@ def merge_pull_request(s: GithubState,
     changed = sorted(q for q in head_files if q not in base_files or base_files[q].sha != head_files[q].sha)
     for q in changed:
         k = f"{r.id}:{b.name}:{q}"
-        s.files[k] = FileBlob(id=k, repo=r.id, branch=b.name, path=q, content=head_files[q].content, sha=head_files[q].sha)
+        put(s, "files", k, FileBlob(id=k, repo=r.id, branch=b.name, path=q, content=head_files[q].content, sha=head_files[q].sha))
     title = commit_title or f"Merge pull request #{pullNumber} from {h.name}"
     parents = [b.head] if merge_method in ("squash", "rebase") else [b.head, h.head]
     c = _commit(s, r, b, title + (f"\n\n{commit_message}" if commit_message else ""), changed, parents)
-    q = s.pulls[p.id]; q.state, q.merged, q.merge_commit_sha, q.updated_at = "closed", True, c.id, s.now()
+    q = writable(s, "pulls", p.id); q.state, q.merged, q.merge_commit_sha, q.updated_at = "closed", True, c.id, s.now()
     return {"merged": True, "sha": c.id, "message": "Pull Request successfully merged"}
 
 inline_schemas(service)
@@ -721,17 +721,17 @@ def _build(seed: int) -> GithubState:
     w, rng, fk = make_world(seed), service_rng("github", seed), service_faker("github", seed)
     org = w.domain.split(".")[0]
     s = GithubState(seed=seed, me=w.me.handle.replace(".", "-"))
-    s.users[org] = User(id=org, name=w.company, bio="Organization account")
+    put(s, "users", org, User(id=org, name=w.company, bio="Organization account"))
     logins = []
     for p in w.people:
-        lg = p.handle.replace(".", "-"); s.users[lg] = User(id=lg, name=p.name, email=p.email, bio=p.title); logins.append(lg)
+        lg = p.handle.replace(".", "-"); put(s, "users", lg, User(id=lg, name=p.name, email=p.email, bio=p.title)); logins.append(lg)
     def when(lo, hi): return iso(EPOCH - timedelta(minutes=rng.randint(lo * 1440, hi * 1440)))
     for name, desc, lang, topics in _REPOS:
         rid = f"{org}/{name}"
         created = when(300, 700)
-        s.repos[rid] = Repo(id=rid, owner=org, name=name, description=desc, language=lang, topics=topics,
-                            stargazers=rng.sample(logins, rng.randint(0, 8)), created_at=created, updated_at=created)
-        for ln, col, d in _LABELS: s.labels[f"{rid}:{ln}"] = Label(id=f"{rid}:{ln}", repo=rid, name=ln, color=col, description=d)
+        put(s, "repos", rid, Repo(id=rid, owner=org, name=name, description=desc, language=lang, topics=topics,
+                            stargazers=rng.sample(logins, rng.randint(0, 8)), created_at=created, updated_at=created))
+        for ln, col, d in _LABELS: put(s, "labels", f"{rid}:{ln}", Label(id=f"{rid}:{ln}", repo=rid, name=ln, color=col, description=d))
         files = {"README.md": f"# {name}\n\n{desc}.\n\n{fk.paragraph(nb_sentences=3)}\n", "LICENSE": "MIT License\n",
                  ".gitignore": "*.log\n.env\n"}
         ext = {"Go": "go", "TypeScript": "ts", "Python": "py", "Kotlin": "kt", "HCL": "tf", "Markdown": "md"}[lang]
@@ -746,46 +746,46 @@ def _build(seed: int) -> GithubState:
             touched = paths[:] if j == 0 else rng.sample(paths, rng.randint(1, 3))
             msg = "Initial commit" if j == 0 else rng.choice(["Fix", "Update", "Refactor", "Tidy", "Document"]) + " " + rng.choice(touched)
             sha = hashlib.sha1(f"{rid}:{j}:{msg}".encode()).hexdigest()
-            s.commits[sha] = Commit(id=sha, repo=rid, message=msg, author=rng.choice(logins), date=d, parents=parent, files=touched)
+            put(s, "commits", sha, Commit(id=sha, repo=rid, message=msg, author=rng.choice(logins), date=d, parents=parent, files=touched))
             parent = [sha]
         heads["main"] = parent[0]
-        s.branches[f"{rid}:main"] = Branch(id=f"{rid}:main", repo=rid, name="main", head=parent[0])
-        for p, c in files.items(): s.files[f"{rid}:main:{p}"] = FileBlob(id=f"{rid}:main:{p}", repo=rid, branch="main", path=p, content=c, sha=_blob_sha(c))
+        put(s, "branches", f"{rid}:main", Branch(id=f"{rid}:main", repo=rid, name="main", head=parent[0]))
+        for p, c in files.items(): put(s, "files", f"{rid}:main:{p}", FileBlob(id=f"{rid}:main:{p}", repo=rid, branch="main", path=p, content=c, sha=_blob_sha(c)))
         for bname in rng.sample(["feature/" + b.replace(" ", "-") for b in _BITS], rng.randint(1, 3)):
             p = rng.choice(paths)
             content = files[p] + f"// {fk.bs()}\n"
             sha = hashlib.sha1(f"{rid}:{bname}".encode()).hexdigest()
-            s.commits[sha] = Commit(id=sha, repo=rid, message=f"Work on {bname.split('/')[1]}", author=rng.choice(logins), date=when(1, 20),
-                                    parents=[parent[0]], files=[p])
-            s.branches[f"{rid}:{bname}"] = Branch(id=f"{rid}:{bname}", repo=rid, name=bname, head=sha)
+            put(s, "commits", sha, Commit(id=sha, repo=rid, message=f"Work on {bname.split('/')[1]}", author=rng.choice(logins), date=when(1, 20),
+                                    parents=[parent[0]], files=[p]))
+            put(s, "branches", f"{rid}:{bname}", Branch(id=f"{rid}:{bname}", repo=rid, name=bname, head=sha))
             for q, c in files.items():
                 c2 = content if q == p else c
-                s.files[f"{rid}:{bname}:{q}"] = FileBlob(id=f"{rid}:{bname}:{q}", repo=rid, branch=bname, path=q, content=c2, sha=_blob_sha(c2))
-        r = s.repos[rid]
+                put(s, "files", f"{rid}:{bname}:{q}", FileBlob(id=f"{rid}:{bname}:{q}", repo=rid, branch=bname, path=q, content=c2, sha=_blob_sha(c2)))
+        r = writable(s, "repos", rid)
         n = 1
         for _ in range(rng.randint(14, 26)):
             t0 = when(1, 200); t1 = max(t0, when(0, 30))
             title = rng.choice(_ISSUES).format(x=rng.choice(_BITS), y=rng.choice(_BITS))
             st = "closed" if rng.random() < 0.35 else "open"
-            s.issues[f"{rid}#{n}"] = Issue(id=f"{rid}#{n}", repo=rid, number=n, title=title[0].upper() + title[1:], body=fk.paragraph(nb_sentences=3),
+            put(s, "issues", f"{rid}#{n}", Issue(id=f"{rid}#{n}", repo=rid, number=n, title=title[0].upper() + title[1:], body=fk.paragraph(nb_sentences=3),
                                            state=st, state_reason="completed" if st == "closed" else None,
                                            labels=[l[0] for l in rng.sample(_LABELS, rng.randint(0, 2))], assignees=rng.sample(logins, rng.randint(0, 2)),
-                                           user=rng.choice(logins), created_at=t0, updated_at=t1)
+                                           user=rng.choice(logins), created_at=t0, updated_at=t1))
             n += 1
-        for b in [b for b in s.branches.values() if b.repo == rid and b.name != "main"]:
+        for b in [b for b in scan(s, "branches") if b.repo == rid and b.name != "main"]:
             t0 = when(0, 20)
-            s.pulls[f"{rid}#{n}"] = Pull(id=f"{rid}#{n}", repo=rid, number=n, title=f"{b.name.split('/')[1].replace('-', ' ').capitalize()} improvements",
+            put(s, "pulls", f"{rid}#{n}", Pull(id=f"{rid}#{n}", repo=rid, number=n, title=f"{b.name.split('/')[1].replace('-', ' ').capitalize()} improvements",
                                          body=fk.paragraph(nb_sentences=2), head=b.name, base="main", draft=rng.random() < 0.2,
-                                         user=rng.choice(logins), created_at=t0, updated_at=t0)
+                                         user=rng.choice(logins), created_at=t0, updated_at=t0))
             n += 1
         r.next_number = n
-        r.updated_at = max(c.date for c in s.commits.values() if c.repo == rid)
-    issues = list(s.issues.values())
+        r.updated_at = max(c.date for c in scan(s, "commits") if c.repo == rid)
+    issues = list(ids(s, "issues"))
     for k in range(250):
-        i = rng.choice(issues)
+        i = writable(s, "issues", rng.choice(issues))       # its comment count moves
         cid = str(900000 + k)
-        s.comments[cid] = IssueComment(id=cid, repo=i.repo, issue_number=i.number, body=fk.sentence(nb_words=14), user=rng.choice(logins),
-                                       created_at=max(i.created_at, when(0, 60)))
+        put(s, "comments", cid, IssueComment(id=cid, repo=i.repo, issue_number=i.number, body=fk.sentence(nb_words=14), user=rng.choice(logins),
+                                       created_at=max(i.created_at, when(0, 60))))
         i.comments += 1
     return s
 
@@ -797,14 +797,14 @@ _PHRASE = {"key": "the project code given in that issue", "place": "the venue gi
 def read_step(ctx, value, kind, nxt, what):
     "Plant an issue about `value` whose text gives the next fact; the agent searches for it."
     s = ctx.state("github")
-    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    r = sorted(scan(s, "repos"), key=lambda r: r.id)[ctx.rng.randrange(size(s, "repos"))]
     line = f"The project code for this work is {nxt}." if kind == "key" else f"We will meet at {nxt} to finish it."
     def plant(st: GithubState):
-        rr = st.repos[r.id]
+        rr = read(st, "repos", r.id)
         # far above the counter (never taken by a tool-created issue in a task), and distinct for each plant in one task
-        n = rr.next_number + 500 + sum(1 for i in st.issues.values() if i.repo == r.id and i.number >= rr.next_number + 500)
-        st.issues[f"{r.id}#{n}"] = Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=f"Tracking: {value}", body=f"Context for {value}. {line}",
-                                         user=st.me, created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6)))
+        n = rr.next_number + 500 + sum(1 for i in scan(st, "issues") if i.repo == r.id and i.number >= rr.next_number + 500)
+        put(st, "issues", f"{r.id}#{n}", Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=f"Tracking: {value}", body=f"Context for {value}. {line}",
+                                         user=st.me, created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6))))
     ctx.plant("github", plant)
     got = ctx.call("search_issues", query=f'"{value}"' if " " in str(value) else str(value))
     assert got["items"] and nxt in got["items"][0]["body"]
@@ -815,7 +815,7 @@ def read_step(ctx, value, kind, nxt, what):
 def issue_step(ctx, value, want):
     "Open an issue whose text carries `value`."
     s = ctx.state("github")
-    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    r = sorted(scan(s, "repos"), key=lambda r: r.id)[ctx.rng.randrange(size(s, "repos"))]
     title = ctx.label("Follow up")
     ctx.call("create_issue", owner=r.owner, repo=r.name, title=title, body=f"Please take care of this: {value}")
     crit = [ctx.criterion("issues", {"repo": r.id, "title": title}, "body", "contains", str(value)),
@@ -830,12 +830,12 @@ from compoworld_nb.steps import add_beat
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
     "Plant an issue titled `title` whose body is `body` in one repository; the reference searches the issues for the title."
     s = ctx.state("github")
-    r = s.repos[(spot or _doc_spot(ctx))["repo"]]
+    r = read(s, "repos", (spot or _doc_spot(ctx))["repo"])
     def plant(st: GithubState):
-        rr = st.repos[r.id]
-        n = rr.next_number + 500 + sum(1 for i in st.issues.values() if i.repo == r.id and i.number >= rr.next_number + 500)
-        st.issues[f"{r.id}#{n}"] = Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=title, body=body, user=st.me,
-                                         created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6)))
+        rr = read(st, "repos", r.id)
+        n = rr.next_number + 500 + sum(1 for i in scan(st, "issues") if i.repo == r.id and i.number >= rr.next_number + 500)
+        put(st, "issues", f"{r.id}#{n}", Issue(id=f"{r.id}#{n}", repo=r.id, number=n, title=title, body=body, user=st.me,
+                                         created_at=iso(EPOCH - timedelta(hours=6)), updated_at=iso(EPOCH - timedelta(hours=6))))
     ctx.plant("github", plant)
     got = ctx.call("search_issues", query=title)
     assert any(i["title"] == title for i in got["items"])
@@ -843,7 +843,7 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
 
 def _doc_spot(ctx, title: str = "") -> dict:
     s = ctx.state("github")
-    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    r = sorted(scan(s, "repos"), key=lambda r: r.id)[ctx.rng.randrange(size(s, "repos"))]
     return {"repo": r.id, "phrase": f"the {r.id} repository on GitHub"}
 doc_beat.spot = _doc_spot
 
@@ -855,7 +855,7 @@ def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
 
 def _announce_target(ctx) -> dict:
     s = ctx.state("github")
-    r = sorted(s.repos.values(), key=lambda r: r.id)[ctx.rng.randrange(len(s.repos))]
+    r = sorted(scan(s, "repos"), key=lambda r: r.id)[ctx.rng.randrange(size(s, "repos"))]
     return {"owner": r.owner, "name": r.name, "repo": r.id, "phrase": f"an issue in the {r.id} repository"}
 announce_beat.target = _announce_target
 
@@ -863,8 +863,8 @@ announce_beat.target = _announce_target
 def close_beat(ctx, title: str, comment: str) -> dict:
     "Comment `comment` on the open issue titled `title` and close it as completed; the selectors of the comment and of the issue's state."
     s = ctx.state("github")
-    i = next(i for i in sorted(s.issues.values(), key=lambda i: i.id) if i.title == title and i.state == "open")
-    r = s.repos[i.repo]
+    i = next(i for i in sorted(scan(s, "issues"), key=lambda i: i.id) if i.title == title and i.state == "open")
+    r = read(s, "repos", i.repo)
     ctx.call("add_issue_comment", owner=r.owner, repo=r.name, issue_number=i.number, body=comment)
     ctx.call("update_issue_state", owner=r.owner, repo=r.name, issue_number=i.number, state="closed", state_reason="completed")
     return {"comment": {"collection": "comments", "where": {"repo": r.id, "issue_number": i.number}, "field": "body"},

@@ -12,7 +12,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan, entries, writable
+from compoworld_nb.state import scan, entries, writable, read, has, put, remove
 from .world import make_world, iso, parse_iso, service_rng, service_faker, reveal_value
 from .kit import Query, planted_record_step
 
@@ -58,8 +58,8 @@ service = Service("gmail", "communication", GmailState,
 
 # --- helpers ------------------------------------------------------------------------------------
 def _msg(s: GmailState, message_id: str, arg: str = "messageId") -> Message:
-    if message_id not in s.messages: raise ToolError(404, f"no message with {arg}={message_id!r}", arg)
-    return s.messages[message_id]
+    if not has(s, "messages", message_id): raise ToolError(404, f"no message with {arg}={message_id!r}", arg)
+    return read(s, "messages", message_id)
 
 def _addresses(values: list[str] | None, arg: str, required: bool = False) -> list[str]:
     values = [v.strip() for v in (values or [])]
@@ -90,7 +90,7 @@ def _full(m: Message) -> dict:
 def _label_ids(s: GmailState, ids: list[str] | None, arg: str) -> list[str]:
     out = []
     for i in ids or []:
-        if i not in s.labels: raise ToolError(422, f"{arg} names an unknown label id {i!r} (see the label list)", arg)
+        if not has(s, "labels", i): raise ToolError(422, f"{arg} names an unknown label id {i!r} (see the label list)", arg)
         if i in ("DRAFT", "SENT"): raise ToolError(422, f"{arg}: the system label {i!r} cannot be added or removed by hand", arg)
         if i not in out: out.append(i)
     return out
@@ -112,9 +112,9 @@ def _compose(s: GmailState, to, subject, body, htmlBody, mimeType, cc, bcc, thre
         threadId = parent.threadId
     mid = s.new_id("msg")
     tid = threadId or s.new_id("thr")
-    s.messages[mid] = Message(id=mid, threadId=tid, sender=s.address, sender_name=s.owner_name, to=to_, cc=cc_,
+    put(s, "messages", mid, Message(id=mid, threadId=tid, sender=s.address, sender_name=s.owner_name, to=to_, cc=cc_,
                               bcc=bcc_, subject=subject.strip(), body=body, htmlBody=htmlBody, mimeType=mimeType,
-                              date=s.tick(), labelIds=[label], inReplyTo=inReplyTo)
+                              date=s.tick(), labelIds=[label], inReplyTo=inReplyTo))
     return {"id": mid, "threadId": tid, "labelIds": [label]}
 
 _MIME = Literal["text/plain", "text/html", "multipart/alternative"]
@@ -169,7 +169,7 @@ def _matches(s: GmailState, m: Message, terms: list[tuple[bool, str | None, str]
     names = None                                   # the message's label names, worked out only if a term asks
     def labels() -> set:
         nonlocal names
-        if names is None: names = {s.labels[l].name.lower() for l in m.labelIds if l in s.labels} | {l.lower() for l in m.labelIds}
+        if names is None: names = {read(s, "labels", l).name.lower() for l in m.labelIds if has(s, "labels", l)} | {l.lower() for l in m.labelIds}
         return names
     for neg, op, val in terms:
         v = val.lower()
@@ -212,7 +212,7 @@ def search_emails(s: GmailState,
 
 def _apply_labels(s: GmailState, ids: list[str], add: list[str], remove: list[str]):
     for i in ids:
-        m = s.messages[i]
+        m = writable(s, "messages", i)
         m.labelIds = [l for l in m.labelIds if l not in remove] + [l for l in add if l not in m.labelIds]
 
 def _label_change(s, labelIds, addLabelIds, removeLabelIds):
@@ -234,7 +234,7 @@ def modify_email(s: GmailState,
     _msg(s, messageId)
     add, remove = _label_change(s, labelIds, addLabelIds, removeLabelIds)
     _apply_labels(s, [messageId], add, remove)
-    return {"id": messageId, "labelIds": list(s.messages[messageId].labelIds)}
+    return {"id": messageId, "labelIds": list(read(s, "messages", messageId).labelIds)}
 
 def _check_ids(s: GmailState, ids: list[str], batchSize: int) -> list[str]:
     if not ids: raise ToolError(422, "messageIds must list at least one message id", "messageIds")
@@ -261,7 +261,7 @@ def delete_email(s: GmailState,
                 ) -> dict:
     "Delete a message permanently (it does not go to Trash)."
     _msg(s, messageId)
-    del s.messages[messageId]
+    remove(s, "messages", messageId)
     return {"deleted": messageId}
 
 @service.tool
@@ -271,7 +271,7 @@ def batch_delete_emails(s: GmailState,
                        ) -> dict:
     "Delete several messages permanently; all ids must exist."
     ids = _check_ids(s, messageIds, batchSize)
-    for i in ids: del s.messages[i]
+    for i in ids: remove(s, "messages", i)
     return {"deleted": ids, "batches": -(-len(ids) // batchSize)}
 
 def _label_dict(s: GmailState, l: Label) -> dict:
@@ -301,13 +301,13 @@ def create_label(s: GmailState,
     if not name: raise ToolError(422, "name must not be empty", "name")
     if (c := _clash(s, name)): raise ToolError(409, f"a label named {name!r} already exists (id {c.id!r})", "name")
     i = s.new_id("Label")
-    s.labels[i] = Label(id=i, name=name, messageListVisibility=messageListVisibility, labelListVisibility=labelListVisibility)
-    return s.labels[i]
+    return put(s, "labels", i, Label(id=i, name=name, messageListVisibility=messageListVisibility, labelListVisibility=labelListVisibility))
 
 def _user_label(s: GmailState, id: str) -> Label:
-    if id not in s.labels: raise ToolError(404, f"no label with id={id!r}", "id")
-    if s.labels[id].type == "system": raise ToolError(422, f"the system label id={id!r} cannot be changed", "id")
-    return s.labels[id]
+    if not has(s, "labels", id): raise ToolError(404, f"no label with id={id!r}", "id")
+    l = read(s, "labels", id)
+    if l.type == "system": raise ToolError(422, f"the system label id={id!r} cannot be changed", "id")
+    return l
 
 @service.tool
 def update_label(s: GmailState,
@@ -317,7 +317,7 @@ def update_label(s: GmailState,
                  labelListVisibility: _LLV = None,   # how the label shows in the label list
                 ) -> dict:
     "Rename a user label or change its visibility."
-    l = _user_label(s, id)
+    l = writable(s, "labels", _user_label(s, id).id)
     if name is not None:
         name = name.strip()
         if not name: raise ToolError(422, "name must not be empty", "name")
@@ -335,7 +335,7 @@ def delete_label(s: GmailState,
                 ) -> dict:
     "Delete a user label; messages keep everything else."
     _user_label(s, id)
-    del s.labels[id]
+    remove(s, "labels", id)
     for mid in [k for k, m in entries(s, "messages") if id in m.labelIds]:
         m = writable(s, "messages", mid); m.labelIds = [l for l in m.labelIds if l != id]
     return {"deleted": id}
@@ -390,10 +390,10 @@ def fixture(seed: int) -> GmailState:
 def _build(seed: int) -> GmailState:
     w, rng, fk = make_world(seed), service_rng("gmail", seed), service_faker("gmail", seed)
     s = GmailState(seed=seed, address=w.me.email, owner_name=w.me.name)
-    for l in SYSTEM_LABELS: s.labels[l] = Label(id=l, name=l, type="system")
+    for l in SYSTEM_LABELS: put(s, "labels", l, Label(id=l, name=l, type="system"))
     ulabel = {}
     for name in _USER_LABELS:
-        i = s.new_id("Label"); s.labels[i] = Label(id=i, name=name); ulabel[name] = i
+        i = s.new_id("Label"); put(s, "labels", i, Label(id=i, name=name)); ulabel[name] = i
     when = sorted(EPOCH - timedelta(minutes=rng.randint(60, 75 * 24 * 60)) for _ in range(200))
     threads: list[Message] = []
     cur = {}
@@ -448,7 +448,7 @@ def _build(seed: int) -> GmailState:
                 if dt > EPOCH - timedelta(days=10) and rng.random() < 0.6: m.labelIds.append("UNREAD")
                 if rng.random() < 0.08: m.labelIds.append("STARRED")
                 if rng.random() < 0.15: m.labelIds.append("IMPORTANT")
-        s.messages[mid] = m
+        put(s, "messages", mid, m)
         if not m.subject.startswith("Re: ") and m.sender.endswith(w.domain): threads.append(m)
     return s
 
@@ -468,8 +468,8 @@ def read_step(ctx, value, kind, nxt, what):
     body = f"Hi {w.me.first},\n\nFollowing up on {value} as promised. {line}\n\nThanks,\n{sender.first}"
     date = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 72)))
     def plant(s: GmailState):
-        s.messages[mid] = Message(id=mid, threadId=tid, sender=sender.email, sender_name=sender.name,
-                                  to=[s.address], subject=subject, body=body, date=date, labelIds=["INBOX", "UNREAD"])
+        put(s, "messages", mid, Message(id=mid, threadId=tid, sender=sender.email, sender_name=sender.name,
+                                  to=[s.address], subject=subject, body=body, date=date, labelIds=["INBOX", "UNREAD"]))
         return mid
     ctx.plant("gmail", plant)
     found = ctx.call("search_emails", query=value)
@@ -500,9 +500,9 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     mid, tid = ctx.plant_id("msg"), ctx.plant_id("thr")
     date = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 72)))
     def plant(s: GmailState):
-        s.messages[mid] = Message(id=mid, threadId=tid, sender=author.email, sender_name=author.name, to=[s.address],
+        put(s, "messages", mid, Message(id=mid, threadId=tid, sender=author.email, sender_name=author.name, to=[s.address],
                                   subject=title, body=f"Hi {ctx.world.me.first},\n\n{body}\n\n{author.first}", date=date,
-                                  labelIds=["INBOX", "UNREAD"])
+                                  labelIds=["INBOX", "UNREAD"]))
     ctx.plant("gmail", plant)
     found = ctx.call("search_emails", query=f'subject:"{title}"')
     got = ctx.call("read_email", messageId=found["messages"][0]["id"])

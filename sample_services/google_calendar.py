@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan
+from compoworld_nb.state import scan, read, has, size, writable, put, remove
 from .world import make_world, iso, service_rng, service_faker
 from .kit import Query
 
@@ -95,7 +95,7 @@ def _zone(name: str, arg: str) -> ZoneInfo:
 
 def _cal(s: CalendarState, calendarId: str, write: bool = False) -> Calendar:
     cid = calendarId.strip()
-    c = (next((c for c in scan(s, "calendars") if c.primary), None) if cid == "primary" else s.calendars.get(cid)) \
+    c = (next((c for c in scan(s, "calendars") if c.primary), None) if cid == "primary" else read(s, "calendars", cid)) \
         or next((c for c in scan(s, "calendars") if c.summary.lower() == cid.lower()), None)
     if c is None: raise ToolError(404, f"no calendar with calendarId={calendarId!r}", "calendarId")
     if write and c.accessRole == "reader": raise ToolError(422, f"calendar {c.summary!r} (calendarId={calendarId!r}) is read-only", "calendarId")
@@ -117,7 +117,7 @@ def _cals(s: CalendarState, calendarId: Union[str, list[str]]) -> list[Calendar]
     return out
 
 def _event(s: CalendarState, cal: Calendar, eventId: str) -> Event:
-    e = s.events.get(eventId)
+    e = read(s, "events", eventId)
     if e is None or e.calendarId != cal.id: raise ToolError(404, f"no event with eventId={eventId!r} in calendar {cal.id!r}", "eventId")
     return e
 
@@ -209,7 +209,7 @@ def list_events(s: CalendarState,
     for c in cals:
         lo, hi = _range(s, c, timeMin, timeMax, timeZone)
         out += [e for e in scan(s, "events") if e.calendarId == c.id and _in_range(e, c.timeZone, lo, hi)]
-    out.sort(key=lambda e: (_instant(e.start, s.calendars[e.calendarId].timeZone), e.id))
+    out.sort(key=lambda e: (_instant(e.start, read(s, "calendars", e.calendarId).timeZone), e.id))
     return {"events": [_edict(e) for e in out]}
 
 @service.tool(name="search-events", read_only=True)
@@ -232,7 +232,7 @@ def search_events(s: CalendarState,
             hay = " ".join([e.summary, e.description or "", e.location or ""] +
                            [f"{a.email} {a.displayName or ''}" for a in e.attendees]).lower()
             if all(w in hay for w in words): out.append(e)
-    out.sort(key=lambda e: (_instant(e.start, s.calendars[e.calendarId].timeZone), e.id))
+    out.sort(key=lambda e: (_instant(e.start, read(s, "calendars", e.calendarId).timeZone), e.id))
     return {"events": [_edict(e) for e in out]}
 
 @service.tool(name="get-event", read_only=True)
@@ -264,7 +264,7 @@ def create_event(s: CalendarState,
     if eventId is not None:
         if not re.fullmatch(r"[a-v0-9]{5,1024}", eventId):
             raise ToolError(422, f"eventId={eventId!r} must be 5-1024 characters from a-v and 0-9", "eventId")
-        if eventId in s.events: raise ToolError(409, f"an event with eventId={eventId!r} already exists", "eventId")
+        if has(s, "events", eventId): raise ToolError(409, f"an event with eventId={eventId!r} already exists", "eventId")
     tzname = timeZone or cal.timeZone
     _zone(tzname, "timeZone")
     st, a = _when(start, "start", tzname)
@@ -274,11 +274,11 @@ def create_event(s: CalendarState,
     if colorId is not None and colorId not in COLORS: raise ToolError(422, f"colorId={colorId!r} is not one of 1-11", "colorId")
     i = eventId or s.new_id("ev")
     now = s.tick()
-    s.events[i] = Event(id=i, calendarId=cal.id, summary=summary.strip(), description=description, location=location,
+    put(s, "events", i, Event(id=i, calendarId=cal.id, summary=summary.strip(), description=description, location=location,
                         start=st, end=et, attendees=people, organizer=s.owner, created=now, updated=now,
                         htmlLink=f"https://calendar.google.com/calendar/event?eid={i}", colorId=colorId,
-                        transparency=transparency, visibility=visibility)
-    return _edict(s.events[i])
+                        transparency=transparency, visibility=visibility))
+    return _edict(read(s, "events", i))
 
 @service.tool(name="update-event")
 def update_event(s: CalendarState,
@@ -295,7 +295,7 @@ def update_event(s: CalendarState,
                 ) -> dict:
     "Change fields of an existing event; fields left out keep their values."
     cal = _cal(s, calendarId, write=True)
-    e = _event(s, cal, eventId)
+    e = writable(s, "events", _event(s, cal, eventId).id)
     given = {k: v for k, v in dict(summary=summary, description=description, start=start, end=end, location=location,
                                    attendees=attendees, colorId=colorId).items() if v is not None}
     if not given: raise ToolError(422, "nothing to update: give at least one field to change", "eventId")
@@ -325,7 +325,7 @@ def delete_event(s: CalendarState,
     "Delete an event from a calendar."
     cal = _cal(s, calendarId, write=True)
     _event(s, cal, eventId)
-    del s.events[eventId]
+    remove(s, "events", eventId)
     return {"deleted": eventId, "calendarId": cal.id, "sendUpdates": sendUpdates}
 
 @service.tool(name="list-colors", read_only=True)
@@ -368,20 +368,20 @@ def _build(seed: int) -> CalendarState:
     tzname = home.tz if home else "America/New_York"
     tz = ZoneInfo(tzname)
     s = CalendarState(seed=seed, owner=w.me.email)
-    s.calendars[w.me.email] = Calendar(id=w.me.email, summary=w.me.email, timeZone=tzname, primary=True)
+    put(s, "calendars", w.me.email, Calendar(id=w.me.email, summary=w.me.email, timeZone=tzname, primary=True))
     team_id, travel_id = s.new_id("cal"), s.new_id("cal")
-    s.calendars[team_id] = Calendar(id=team_id, summary="Team Events", description=f"Shared calendar of {w.company}",
-                                    timeZone=tzname, accessRole="writer", backgroundColor="#33b679")
-    s.calendars[travel_id] = Calendar(id=travel_id, summary="Travel", timeZone=tzname, backgroundColor="#f6bf26")
-    s.calendars[HOLIDAY_CAL] = Calendar(id=HOLIDAY_CAL, summary="Holidays in United States", timeZone=tzname,
-                                        accessRole="reader", backgroundColor="#0b8043")
+    put(s, "calendars", team_id, Calendar(id=team_id, summary="Team Events", description=f"Shared calendar of {w.company}",
+                                    timeZone=tzname, accessRole="writer", backgroundColor="#33b679"))
+    put(s, "calendars", travel_id, Calendar(id=travel_id, summary="Travel", timeZone=tzname, backgroundColor="#f6bf26"))
+    put(s, "calendars", HOLIDAY_CAL, Calendar(id=HOLIDAY_CAL, summary="Holidays in United States", timeZone=tzname,
+                                        accessRole="reader", backgroundColor="#0b8043"))
     created = iso(EPOCH - timedelta(days=45))
     def add(cal, summary, st: EventTime, et: EventTime, location=None, attendees=(), description=None):
         i = s.new_id("ev")
-        s.events[i] = Event(id=i, calendarId=cal, summary=summary, description=description, location=location, start=st, end=et,
+        put(s, "events", i, Event(id=i, calendarId=cal, summary=summary, description=description, location=location, start=st, end=et,
                             attendees=[Attendee(email=p.email, displayName=p.name, responseStatus=rng.choice(["accepted", "accepted", "tentative", "needsAction"]))
                                        for p in attendees], organizer=w.me.email if cal != HOLIDAY_CAL else HOLIDAY_CAL,
-                            created=created, updated=created, htmlLink=f"https://calendar.google.com/calendar/event?eid={i}")
+                            created=created, updated=created, htmlLink=f"https://calendar.google.com/calendar/event?eid={i}"))
     def timed(day: date, hour: int, minute: int, minutes: int) -> tuple[EventTime, EventTime]:
         a = datetime.combine(day, time(hour, minute), tz)
         return (EventTime(dateTime=a.isoformat(), timeZone=tzname),
@@ -404,7 +404,7 @@ def _build(seed: int) -> CalendarState:
         add(travel_id, f"Trip to {place.label}", EventTime(date=day.isoformat()),
             EventTime(date=(day + timedelta(days=rng.randint(2, 4))).isoformat()), location=place.label,
             description=f"Confirmation #{rng.randint(100000, 999999)}")
-    while len(s.events) < 120:                                       # everything else
+    while size(s, "events") < 120:                                       # everything else
         day = first_day + timedelta(days=rng.randint(0, 89))
         if day.weekday() >= 5: continue
         title, loc = rng.choice(_MEETINGS)
@@ -424,7 +424,7 @@ def read_step(ctx, value, want):
     w = ctx.world
     place = ctx.rng.choice(w.places)
     s = ctx.state("calendar")
-    prim = next(c for c in s.calendars.values() if c.primary)
+    prim = next(c for c in scan(s, "calendars") if c.primary)
     tz = ZoneInfo(prim.timeZone)
     day = (EPOCH + timedelta(days=ctx.rng.randint(1, 12))).date()
     a = datetime.combine(day, time(ctx.rng.choice([10, 13, 15])), tz)
@@ -432,12 +432,12 @@ def read_step(ctx, value, want):
     summary = f"{ctx.rng.choice(['Planning session', 'Workshop', 'Review'])}: {value}"
     organizer = ctx.rng.choice(w.others).email
     def plant(st: CalendarState):
-        st.events[eid] = Event(id=eid, calendarId=prim.id, summary=summary, location=place.label,
+        put(st, "events", eid, Event(id=eid, calendarId=prim.id, summary=summary, location=place.label,
                                start=EventTime(dateTime=a.isoformat(), timeZone=prim.timeZone),
                                end=EventTime(dateTime=(a + timedelta(hours=1)).isoformat(), timeZone=prim.timeZone),
                                attendees=[Attendee(email=w.me.email, displayName=w.me.name, responseStatus="accepted")],
                                organizer=organizer, created=iso(EPOCH - timedelta(days=3)),
-                               updated=iso(EPOCH - timedelta(days=3)), htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}")
+                               updated=iso(EPOCH - timedelta(days=3)), htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}"))
         return eid
     ctx.plant("calendar", plant)
     found = ctx.call("search-events", calendarId="primary", query=str(value), timeMin=iso(EPOCH), timeMax=iso(EPOCH + timedelta(days=14)))
@@ -453,7 +453,7 @@ def read_step(ctx, value, want):
 def create_step(ctx, value, want):
     "Create an event on a fixed weekday after EPOCH, 10:00-11:00, at the place `value`."
     s = ctx.state("calendar")
-    prim = next(c for c in s.calendars.values() if c.primary)
+    prim = next(c for c in scan(s, "calendars") if c.primary)
     day = (EPOCH + timedelta(days=ctx.rng.randint(3, 20))).date()
     while day.weekday() >= 5: day += timedelta(days=1)
     summary = ctx.label("Site visit")
@@ -478,19 +478,19 @@ def event_beat(ctx, title: str, place: str, guests: list) -> dict:
     searches the next two weeks for it. Returns `{id, start, location, attendees}` as observed."""
     w = ctx.world
     s = ctx.state("calendar")
-    prim = next(c for c in s.calendars.values() if c.primary)
+    prim = next(c for c in scan(s, "calendars") if c.primary)
     tz = ZoneInfo(prim.timeZone)
     day = (EPOCH + timedelta(days=ctx.rng.randint(2, 12))).date()
     a = datetime.combine(day, time(ctx.rng.choice([10, 13, 17])), tz)
     eid = ctx.plant_id("ev")
     def plant(st: CalendarState):
-        st.events[eid] = Event(id=eid, calendarId=prim.id, summary=title, location=place,
+        put(st, "events", eid, Event(id=eid, calendarId=prim.id, summary=title, location=place,
                                start=EventTime(dateTime=a.isoformat(), timeZone=prim.timeZone),
                                end=EventTime(dateTime=(a + timedelta(hours=2)).isoformat(), timeZone=prim.timeZone),
                                attendees=[Attendee(email=w.me.email, displayName=w.me.name, responseStatus="accepted")] +
                                          [Attendee(email=p.email, displayName=p.name, responseStatus=r) for p, r in guests],
                                organizer=w.me.email, created=iso(EPOCH - timedelta(days=5)), updated=iso(EPOCH - timedelta(days=5)),
-                               htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}")
+                               htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}"))
     ctx.plant("calendar", plant)
     found = ctx.call("search-events", calendarId="primary", query=title, timeMin=iso(EPOCH), timeMax=iso(EPOCH + timedelta(days=14)))
     ev = found["events"][0]

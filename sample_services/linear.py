@@ -11,7 +11,7 @@ from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, scan, entries, ids, has, writable
+from compoworld_nb.state import read, scan, entries, ids, has, writable, put
 from .world import make_world, iso, parse_iso, service_rng, reveal_value
 from .kit import Query, planted_record_step
 
@@ -111,8 +111,8 @@ def _limit(n: int) -> int:
 def _idict(s: LinearState, i: Issue) -> dict:
     d = i.model_dump()
     d["priorityLabel"] = PRIORITY_NAMES[i.priority]
-    d["team"] = s.teams[i.teamId].name if i.teamId in s.teams else i.teamId
-    d["assignee"] = s.users[i.assigneeId].name if i.assigneeId in s.users else None
+    d["team"] = read(s, "teams", i.teamId).name if has(s, "teams", i.teamId) else i.teamId
+    d["assignee"] = read(s, "users", i.assigneeId).name if has(s, "users", i.assigneeId) else None
     return d
 
 
@@ -134,10 +134,10 @@ def linear_create_issue(s: LinearState,
     ident = f"{team.id}-{team.next_number}"
     team.next_number += 1
     now = s.tick()
-    s.issues[i] = Issue(id=i, identifier=ident, teamId=team.id, title=title, description=description or "",
+    put(s, "issues", i, Issue(id=i, identifier=ident, teamId=team.id, title=title, description=description or "",
                         priority=p or 0, status=st or "Todo", creatorId=s.me, createdAt=now, updatedAt=now,
-                        url=f"https://linear.app/{s.workspace}/issue/{ident}")
-    return _idict(s, s.issues[i])
+                        url=f"https://linear.app/{s.workspace}/issue/{ident}"))
+    return _idict(s, read(s, "issues", i))
 
 @service.tool
 def linear_update_issue(s: LinearState,
@@ -177,7 +177,7 @@ def linear_search_issues(s: LinearState,
     n = _limit(limit)
     team = _team(s, teamId).id if teamId is not None else None
     st, p = _status(status), _priority(priority)
-    if assigneeId is not None and assigneeId not in s.users: raise ToolError(404, f"no user with assigneeId={assigneeId!r}", "assigneeId")
+    if assigneeId is not None and not has(s, "users", assigneeId): raise ToolError(404, f"no user with assigneeId={assigneeId!r}", "assigneeId")
     words = (query or "").lower().split()
     hits = [i for i in scan(s, "issues")
             if (includeArchived or not i.archived) and (team is None or i.teamId == team) and (st is None or i.status == st)
@@ -196,10 +196,10 @@ def linear_get_user_issues(s: LinearState,
     "Issues assigned to a user, most recently updated first."
     n = _limit(limit)
     uid = userId if userId is not None else s.me
-    if uid not in s.users: raise ToolError(404, f"no user with userId={userId!r}", "userId")
+    if not has(s, "users", uid): raise ToolError(404, f"no user with userId={userId!r}", "userId")
     hits = sorted((i for i in scan(s, "issues") if i.assigneeId == uid and (includeArchived or not i.archived)),
                   key=lambda i: (i.updatedAt, i.id), reverse=True)
-    return {"user": s.users[uid].name, "issues": [_idict(s, i) for i in hits[:n]]}
+    return {"user": read(s, "users", uid).name, "issues": [_idict(s, i) for i in hits[:n]]}
 
 @service.tool
 def linear_add_comment(s: LinearState,
@@ -216,10 +216,10 @@ def linear_add_comment(s: LinearState,
     if iss.archived: raise ToolError(409, f"issue {iss.identifier} (issueId={issueId!r}) is archived", "issueId")
     c = s.new_id("cmt")
     now = s.tick()
-    s.comments[c] = Comment(id=c, issueId=iss.id, body=body, userId=s.me, createAsUser=createAsUser,
-                            displayIconUrl=displayIconUrl, createdAt=now)
+    put(s, "comments", c, Comment(id=c, issueId=iss.id, body=body, userId=s.me, createAsUser=createAsUser,
+                            displayIconUrl=displayIconUrl, createdAt=now))
     iss.updatedAt = now
-    return {"comment": s.comments[c].model_dump(), "issue": iss.identifier}
+    return {"comment": read(s, "comments", c).model_dump(), "issue": iss.identifier}
 
 
 # --- fixture ------------------------------------------------------------------------------------
@@ -250,31 +250,32 @@ def _build(seed: int) -> LinearState:
     uid = {}
     for p in w.people:
         i = s.new_id("usr"); uid[p.email] = i
-        s.users[i] = LinearUser(id=i, name=p.name, email=p.email, displayName=p.handle)
+        put(s, "users", i, LinearUser(id=i, name=p.name, email=p.email, displayName=p.handle))
     s.me = uid[w.me.email]
-    for t in w.teams: s.teams[t.id] = Team(id=t.id, name=t.name)
+    for t in w.teams: put(s, "teams", t.id, Team(id=t.id, name=t.name))
     stamps = sorted(rng.randint(3600, 60 * 86400) for _ in range(80))[::-1]
     for back in stamps:
         team = rng.choice(w.teams).id
         members = [p for p in w.people if p.team == team] or list(w.people)
         i = s.new_id("iss")
-        ident = f"{team}-{s.teams[team].next_number}"
-        s.teams[team].next_number += 1
+        t = writable(s, "teams", team)
+        ident = f"{team}-{t.next_number}"
+        t.next_number += 1
         created = EPOCH - timedelta(seconds=back)
         updated = created + timedelta(seconds=rng.randint(0, back - 60))
         status = rng.choices(STATUSES, weights=[3, 4, 3, 2, 4, 1])[0]
-        s.issues[i] = Issue(id=i, identifier=ident, teamId=team, title=rng.choice(_TITLES[team]).format(topic=rng.choice(w.topics)),
+        put(s, "issues", i, Issue(id=i, identifier=ident, teamId=team, title=rng.choice(_TITLES[team]).format(topic=rng.choice(w.topics)),
                             description=rng.choice(_DESCS), priority=rng.choices(range(5), weights=[2, 1, 3, 4, 2])[0], status=status,
                             assigneeId=uid[rng.choice(members).email] if rng.random() < 0.8 else None,
                             creatorId=uid[rng.choice(w.people).email], labels=sorted(rng.sample(LABELS, rng.randint(0, 2))),
                             estimate=rng.choice([None, 1, 2, 3, 5, 8]), archived=status in ("Done", "Canceled") and rng.random() < 0.3,
-                            createdAt=iso(created), updatedAt=iso(updated), url=f"https://linear.app/{s.workspace}/issue/{ident}")
-    issues = list(s.issues.values())
+                            createdAt=iso(created), updatedAt=iso(updated), url=f"https://linear.app/{s.workspace}/issue/{ident}"))
+    issues = list(scan(s, "issues"))
     for _ in range(60):
         iss = rng.choice(issues)
         c = s.new_id("cmt")
         at = iso(min(EPOCH - timedelta(minutes=1), parse_iso(iss.createdAt) + timedelta(hours=rng.randint(1, 200))))
-        s.comments[c] = Comment(id=c, issueId=iss.id, body=rng.choice(_COMMENTS), userId=uid[rng.choice(w.people).email], createdAt=at)
+        put(s, "comments", c, Comment(id=c, issueId=iss.id, body=rng.choice(_COMMENTS), userId=uid[rng.choice(w.people).email], createdAt=at))
     return s
 
 
@@ -292,11 +293,11 @@ def read_step(ctx, value, kind, nxt, what):
             else f"Context for {value}. The on-site work happens at {nxt}.")
     at = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 96)))
     def plant(s: LinearState):
-        n = 500 + sum(1 for i in s.issues.values() if i.teamId == team.id and int(i.identifier.split("-")[1]) >= 500)
+        n = 500 + sum(1 for i in scan(s, "issues") if i.teamId == team.id and int(i.identifier.split("-")[1]) >= 500)
         ident = f"{team.id}-{n}"
-        s.issues[iid] = Issue(id=iid, identifier=ident, teamId=team.id, title=title, description=desc, priority=3,
+        put(s, "issues", iid, Issue(id=iid, identifier=ident, teamId=team.id, title=title, description=desc, priority=3,
                               status="Todo", creatorId=s.me, createdAt=at, updatedAt=at,
-                              url=f"https://linear.app/{s.workspace}/issue/{ident}")
+                              url=f"https://linear.app/{s.workspace}/issue/{ident}"))
         return iid
     ctx.plant("linear", plant)
     found = ctx.call("linear_search_issues", query=str(value))
@@ -327,10 +328,10 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     iid = ctx.plant_id("iss")
     at = iso(EPOCH - timedelta(hours=ctx.rng.randint(2, 96)))
     def plant(s: LinearState):
-        n = 500 + sum(1 for i in s.issues.values() if i.teamId == team.id and int(i.identifier.split("-")[1]) >= 500)
+        n = 500 + sum(1 for i in scan(s, "issues") if i.teamId == team.id and int(i.identifier.split("-")[1]) >= 500)
         ident = f"{team.id}-{n}"
-        s.issues[iid] = Issue(id=iid, identifier=ident, teamId=team.id, title=title, description=body, priority=3,
-                              status="Todo", creatorId=s.me, createdAt=at, updatedAt=at, url=f"https://linear.app/{s.workspace}/issue/{ident}")
+        put(s, "issues", iid, Issue(id=iid, identifier=ident, teamId=team.id, title=title, description=body, priority=3,
+                              status="Todo", creatorId=s.me, createdAt=at, updatedAt=at, url=f"https://linear.app/{s.workspace}/issue/{ident}"))
     ctx.plant("linear", plant)
     found = ctx.call("linear_search_issues", query=title)
     assert found["issues"] and found["issues"][0]["title"] == title

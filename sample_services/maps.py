@@ -13,7 +13,7 @@ from typing import Literal, Optional
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan
+from compoworld_nb.state import scan, read, has, put
 from .world import make_world, haversine_km, fmt_coords, service_rng, service_faker, stable_int, US_STATES
 from .kit import Query
 
@@ -170,8 +170,8 @@ def maps_place_details(s: MapsState,
                        place_id: str,  # id of the place
                       ) -> dict:
     "Full details of one place: address, phone, website, rating and opening hours."
-    if place_id not in s.places: raise ToolError(404, f"no place with place_id={place_id!r}", "place_id")
-    p = s.places[place_id]
+    if not has(s, "places", place_id): raise ToolError(404, f"no place with place_id={place_id!r}", "place_id")
+    p = read(s, "places", place_id)
     return {**_summary(p), "formatted_phone_number": p.formatted_phone_number, "website": p.website,
             "user_ratings_total": p.user_ratings_total, "opening_hours": {"weekday_text": list(p.opening_hours)}}
 
@@ -247,20 +247,20 @@ def _build(seed: int) -> MapsState:
     s = MapsState(seed=seed)
     for t in w.places:
         i = s.new_id("pl")
-        s.places[i] = Place(id=i, name=t.name, formatted_address=f"{t.name}, {t.state}, USA", lat=t.lat, lng=t.lng,
-                            types=["locality", "political"], state=t.state)
+        put(s, "places", i, Place(id=i, name=t.name, formatted_address=f"{t.name}, {t.state}, USA", lat=t.lat, lng=t.lng,
+                            types=["locality", "political"], state=t.state))
     for t in w.places:
         for kind, pattern in rng.sample(_KINDS, 4):
             i = s.new_id("pl")
             name = pattern.format(last=fk.last_name(), word=rng.choice(_WORDS), town=t.name)
             lat, lng = round(t.lat + rng.uniform(-0.03, 0.03), 5), round(t.lng + rng.uniform(-0.03, 0.03), 5)
-            s.places[i] = Place(id=i, name=name, formatted_address=f"{fk.building_number()} {fk.street_name()}, {t.name}, {t.state} {fk.zipcode()}, USA",
+            put(s, "places", i, Place(id=i, name=name, formatted_address=f"{fk.building_number()} {fk.street_name()}, {t.name}, {t.state} {fk.zipcode()}, USA",
                                 lat=lat, lng=lng, types=[kind, "point_of_interest", "establishment"], state=t.state,
                                 rating=round(rng.uniform(3.4, 4.9), 1), user_ratings_total=rng.randint(5, 2400),
                                 formatted_phone_number=fk.numerify("(###) ###-####"),
                                 website=f"https://www.{re.sub(r'[^a-z]', '', name.lower())}.com",
                                 opening_hours=[f"{d}: {'7:00 AM – 6:00 PM' if kind in ('cafe', 'bakery') else '9:00 AM – 9:00 PM'}"
-                                               for d in ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]])
+                                               for d in ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]]))
     return s
 
 
@@ -274,7 +274,7 @@ def geocode_step(ctx, value, want):
         lat, lng = (wp.lat, wp.lng) if wp else (round(30 + (h % 1500) / 100, 5), round(-120 + (h // 1500 % 3800) / 100, 5))
         pid = ctx.plant_id("pl")
         def plant(s: MapsState):
-            s.places[pid] = Place(id=pid, name=str(value), formatted_address=f"{value}, USA", lat=lat, lng=lng, types=["locality", "political"])
+            put(s, "places", pid, Place(id=pid, name=str(value), formatted_address=f"{value}, USA", lat=lat, lng=lng, types=["locality", "political"]))
             return pid
         ctx.plant("maps", plant)
     got = ctx.call("maps_geocode", address=str(value))
@@ -298,7 +298,7 @@ def geocode_beat(ctx, place: str) -> str:
         lat, lng = (wp.lat, wp.lng) if wp else (round(30 + (h % 1500) / 100, 5), round(-120 + (h // 1500 % 3800) / 100, 5))
         pid = ctx.plant_id("pl")
         def plant(s: MapsState):
-            s.places[pid] = Place(id=pid, name=place, formatted_address=f"{place}, USA", lat=lat, lng=lng, types=["locality", "political"])
+            put(s, "places", pid, Place(id=pid, name=place, formatted_address=f"{place}, USA", lat=lat, lng=lng, types=["locality", "political"]))
         ctx.plant("maps", plant)
     got = ctx.call("maps_geocode", address=place)
     return fmt_coords(got["location"]["lat"], got["location"]["lng"])

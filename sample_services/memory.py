@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan, entries, has
+from compoworld_nb.state import scan, entries, has, read, size, writable, put, remove
 from .kit import inline_schemas, matches, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value
 
@@ -94,8 +94,8 @@ def create_entities(s: MemoryState,
         seen.add(e.name)
     for e in entities:
         if has(s, "entities", e.name): continue
-        s.entities[e.name] = Entity(id=e.name, name=e.name, entityType=e.entityType, observations=list(dict.fromkeys(e.observations)))
-        out.append(_ent(s.entities[e.name]))
+        put(s, "entities", e.name, Entity(id=e.name, name=e.name, entityType=e.entityType, observations=list(dict.fromkeys(e.observations))))
+        out.append(_ent(read(s, "entities", e.name)))
     return {"entities": out}
 
 @service.tool
@@ -111,8 +111,8 @@ def create_relations(s: MemoryState,
     for r in relations:
         if _find_rel(s, r.source, r.to, r.relationType) is not None: continue
         k = s.new_id("rel")
-        s.relations[k] = Relation(id=k, source=r.source, to=r.to, relationType=r.relationType)
-        out.append(_rel(s.relations[k]))
+        put(s, "relations", k, Relation(id=k, source=r.source, to=r.to, relationType=r.relationType))
+        out.append(_rel(read(s, "relations", k)))
     return {"relations": out}
 
 @service.tool
@@ -126,7 +126,7 @@ def add_observations(s: MemoryState,
         for j, c in enumerate(o.contents): _nonempty(c, f"observations.{i}.contents.{j}")
     res = []
     for o in observations:
-        e = s.entities[o.entityName]
+        e = writable(s, "entities", o.entityName)
         added = [c for c in dict.fromkeys(o.contents) if c not in e.observations]
         if added: e.observations = e.observations + added
         res.append({"entityName": o.entityName, "addedObservations": added})
@@ -138,9 +138,9 @@ def delete_entities(s: MemoryState,
                    ) -> dict:
     "Delete entities and every relation to or from them; names not in the graph are ignored."
     gone = [n for n in dict.fromkeys(entityNames) if has(s, "entities", n)]
-    for n in gone: del s.entities[n]
+    for n in gone: remove(s, "entities", n)
     dead = [k for k, r in entries(s, "relations") if r.source in gone or r.to in gone]
-    for k in dead: del s.relations[k]
+    for k in dead: remove(s, "relations", k)
     return {"success": True, "message": f"Deleted {len(gone)} entities and {len(dead)} relations"}
 
 @service.tool
@@ -151,7 +151,7 @@ def delete_observations(s: MemoryState,
     n = 0
     for d in deletions:
         if not has(s, "entities", d.entityName): continue
-        e = s.entities[d.entityName]
+        e = writable(s, "entities", d.entityName)
         keep = [o for o in e.observations if o not in set(d.observations)]
         if len(keep) != len(e.observations): n += len(e.observations) - len(keep); e.observations = keep
     return {"success": True, "message": f"Deleted {n} observations"}
@@ -164,7 +164,7 @@ def delete_relations(s: MemoryState,
     n = 0
     for r in relations:
         k = _find_rel(s, r.source, r.to, r.relationType)
-        if k is not None: del s.relations[k]; n += 1
+        if k is not None: remove(s, "relations", k); n += 1
     return {"success": True, "message": f"Deleted {n} relations"}
 
 @service.tool(read_only=True)
@@ -204,11 +204,11 @@ def _build(seed: int) -> MemoryState:
     w, rng, fk = make_world(seed), service_rng("memory", seed), service_faker("memory", seed)
     s = MemoryState(seed=seed)
     def ent(name, typ, obs):
-        if name not in s.entities: s.entities[name] = Entity(id=name, name=name, entityType=typ, observations=obs)
+        if not has(s, "entities", name): put(s, "entities", name, Entity(id=name, name=name, entityType=typ, observations=obs))
         return name
     def rel(a, t, b):
         if a != b and _find_rel(s, a, b, t) is None:
-            k = s.new_id("rel"); s.relations[k] = Relation(id=k, source=a, to=b, relationType=t)
+            k = s.new_id("rel"); put(s, "relations", k, Relation(id=k, source=a, to=b, relationType=t))
     for p in w.places: ent(p.label, "place", [f"Time zone {p.tz}", f"Coordinates {p.coords}"])
     for t in w.teams: ent(t.name, "team", [f"Team key {t.id}"])
     for p in w.people:
@@ -217,7 +217,7 @@ def _build(seed: int) -> MemoryState:
     companies = []
     while len(companies) < 60:
         c = fk.company()
-        if c in s.entities: continue
+        if has(s, "entities", c): continue
         ent(c, "company", [f"{rng.choice(_ORGS).capitalize()} since {2010 + rng.randint(0, 14)}", fk.catch_phrase()])
         rel(c, "located_in", rng.choice(w.places).label); companies.append(c)
     projects = []
@@ -225,13 +225,13 @@ def _build(seed: int) -> MemoryState:
         name = topic.title(); ent(name, "project", [f"Status: {rng.choice(['planning', 'active', 'paused', 'shipped'])}", fk.sentence(nb_words=10)])
         projects.append(name)
         rel(rng.choice(w.people).name, "leads", name); rel(name, "owned_by", rng.choice(w.teams).name)
-    while len(s.entities) < 200:
+    while size(s, "entities") < 200:
         n = f"{fk.word().capitalize()} {rng.choice(['Service', 'Dashboard', 'Pipeline', 'Library', 'Portal'])}"
-        if n in s.entities: continue
+        if has(s, "entities", n): continue
         ent(n, "tool", [fk.sentence(nb_words=8)])
         rel(rng.choice(projects), "uses", n); rel(rng.choice(companies), "builds", n)
     people = [p.name for p in w.people]
-    while len(s.relations) < 400:
+    while size(s, "relations") < 400:
         a = rng.choice(people)
         kind = rng.random()
         if kind < 0.4: rel(a, "works_with", rng.choice(people))
@@ -248,7 +248,7 @@ def read_step(ctx, value, kind, nxt, what):
     "Plant an entity named `value` whose observation gives the next fact; the agent opens it."
     obs = f"Project code: {nxt}" if kind == "key" else f"Venue: {nxt}"
     def plant(s: MemoryState):
-        s.entities[str(value)] = Entity(id=str(value), name=str(value), entityType="initiative", observations=[obs, "Owner: operations"])
+        put(s, "entities", str(value), Entity(id=str(value), name=str(value), entityType="initiative", observations=[obs, "Owner: operations"]))
     ctx.plant("memory", plant)
     got = ctx.call("search_nodes", query=str(value))
     assert any(obs in e["observations"] for e in got["entities"])
@@ -274,7 +274,7 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     "Plant an entity named `title` whose observations are the lines of `body`; the reference searches the graph for it."
     lines = [l for l in body.split("\n") if l.strip()]
     def plant(s: MemoryState):
-        s.entities[title] = Entity(id=title, name=title, entityType="document", observations=lines)
+        put(s, "entities", title, Entity(id=title, name=title, entityType="document", observations=lines))
     ctx.plant("memory", plant)
     got = ctx.call("search_nodes", query=title)
     assert any(e["name"] == title for e in got["entities"])

@@ -21,7 +21,7 @@ from typing import Any, Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, scan, has
+from compoworld_nb.state import read, scan, has, size, writable, put
 from .kit import cursor_page, Query, planted_record_step
 from .world import make_world, service_rng, service_faker, reveal_value, iso
 
@@ -179,10 +179,10 @@ def _new_blocks(s: NotionState, parent: str, children: list, arg: str, after: Op
     out, now = [], s.tick()
     for j, (typ, text, checked) in enumerate(specs):
         bid = _uuid(s, "block")
-        s.blocks[bid] = Block(id=bid, parent_id=parent, type=typ, text=text, checked=checked, order=lo + (hi - lo) * (j + 1) / (len(specs) + 1),
-                              created_time=now, last_edited_time=now)
-        out.append(s.blocks[bid])
-    if has(s, "blocks", parent) and not read(s, "blocks", parent).has_children: s.blocks[parent].has_children = True
+        put(s, "blocks", bid, Block(id=bid, parent_id=parent, type=typ, text=text, checked=checked, order=lo + (hi - lo) * (j + 1) / (len(specs) + 1),
+                              created_time=now, last_edited_time=now))
+        out.append(read(s, "blocks", bid))
+    if has(s, "blocks", parent) and not read(s, "blocks", parent).has_children: writable(s, "blocks", parent).has_children = True
     return out
 
 
@@ -316,10 +316,10 @@ def post_page(s: NotionState,
     kids = children or []
     pgid = _uuid(s, "page")
     now = s.tick()
-    s.pages[pgid] = Page(id=pgid, title=title, parent_type=ptype, parent_id=pid, properties=stored, icon=ic, cover=cv,
-                         created_by=s.bot, created_time=now, last_edited_time=now)
+    put(s, "pages", pgid, Page(id=pgid, title=title, parent_type=ptype, parent_id=pid, properties=stored, icon=ic, cover=cv,
+                         created_by=s.bot, created_time=now, last_edited_time=now))
     _new_blocks(s, pgid, kids, "children")                # a bad block refuses the whole call (the state is left as it was)
-    return _page_view(s, s.pages[pgid])
+    return _page_view(s, read(s, "pages", pgid))
 
 @service.tool(name="API-patch-page")
 def patch_page(s: NotionState,
@@ -347,7 +347,7 @@ def patch_page(s: NotionState,
     if ic is not None and not isinstance(ic.get("emoji"), str) and "external" not in ic: raise ToolError(400, "icon must be {'emoji': ...} or an external file", "icon")
     if (p.in_trash or p.archived) and properties is not None and not (in_trash is False or archived is False):
         raise ToolError(409, f"page {page_id} is in the trash; restore it first", "page_id")
-    q = s.pages[p.id]
+    q = writable(s, "pages", p.id)
     if stored: q.properties = {**q.properties, **stored}
     if title is not None: q.title = title
     if in_trash is not None: q.in_trash = in_trash
@@ -388,7 +388,7 @@ def patch_block_children(s: NotionState,
         raise ToolError(409, f"page {block_id} is archived or in the trash", "block_id")
     if not children: raise ToolError(400, "children must list at least one block", "children")
     made = _new_blocks(s, k, children, "children", after)
-    if has(s, "pages", k): s.pages[k].last_edited_time = s.now()
+    if has(s, "pages", k): writable(s, "pages", k).last_edited_time = s.now()
     return {"object": "list", "results": [_block_view(b) for b in made], "next_cursor": None, "has_more": False}
 
 @service.tool(name="API-retrieve-a-block", read_only=True)
@@ -408,7 +408,7 @@ def delete_block(s: NotionState,
     b = read(s, "blocks", _norm_id(block_id))
     if b is None: raise ToolError(404, f"Could not find block with ID: {block_id}", "block_id")
     if b.archived: raise ToolError(409, f"block {block_id} is already archived", "block_id")
-    q = s.blocks[b.id]; q.archived = True; q.last_edited_time = s.tick()
+    q = writable(s, "blocks", b.id); q.archived = True; q.last_edited_time = s.tick()
     return _block_view(q)
 
 
@@ -425,8 +425,8 @@ def create_comment(s: NotionState,
     text = _plain(rich_text, "rich_text")
     if not text.strip(): raise ToolError(400, "rich_text must not be empty", "rich_text")
     cid, did = _uuid(s, "comment"), _uuid(s, "discussion")
-    s.comments[cid] = Comment(id=cid, page_id=p.id, discussion_id=did, text=text, created_by=s.bot, created_time=s.tick())
-    return _comment_view(s.comments[cid])
+    put(s, "comments", cid, Comment(id=cid, page_id=p.id, discussion_id=did, text=text, created_by=s.bot, created_time=s.tick()))
+    return _comment_view(read(s, "comments", cid))
 
 def _comment_view(c: Comment) -> dict:
     return {"object": "comment", "id": c.id, "parent": {"type": "page_id", "page_id": c.page_id}, "discussion_id": c.discussion_id,
@@ -540,31 +540,31 @@ def _build(seed: int) -> NotionState:
     s = NotionState(seed=seed)
     people = []
     for p in w.people:
-        uid = _det_uuid(rng); s.users[uid] = User(id=uid, name=p.name, email=p.email); people.append(uid)
-    s.bot = _det_uuid(rng); s.users[s.bot] = User(id=s.bot, name="Workspace Assistant", type="bot")
+        uid = _det_uuid(rng); put(s, "users", uid, User(id=uid, name=p.name, email=p.email)); people.append(uid)
+    s.bot = _det_uuid(rng); put(s, "users", s.bot, User(id=s.bot, name="Workspace Assistant", type="bot"))
     def when(lo=2, hi=200): return iso(EPOCH - timedelta(minutes=rng.randint(lo * 1440, hi * 1440)))
     def page(title, ptype="workspace", pid=None, props=None):
         i = _det_uuid(rng); c = when(); e = max(c, when(1, 60))
-        s.pages[i] = Page(id=i, title=title, parent_type=ptype, parent_id=pid, properties=props or {}, created_by=rng.choice(people),
-                          created_time=c, last_edited_time=e)
+        put(s, "pages", i, Page(id=i, title=title, parent_type=ptype, parent_id=pid, properties=props or {}, created_by=rng.choice(people),
+                          created_time=c, last_edited_time=e))
         return i
     def blocks(pid, n):
         for j in range(n):
             typ = rng.choice(["paragraph", "paragraph", "heading_2", "bulleted_list_item", "to_do", "quote"])
             text = fk.sentence(nb_words=6) if typ == "heading_2" else fk.paragraph(nb_sentences=2) if typ == "paragraph" else fk.bs().capitalize()
             b = _det_uuid(rng); t = when()
-            s.blocks[b] = Block(id=b, parent_id=pid, type=typ, text=text, checked=(rng.random() < 0.5) if typ == "to_do" else None,
-                                order=float(j + 1), created_time=t, last_edited_time=t)
+            put(s, "blocks", b, Block(id=b, parent_id=pid, type=typ, text=text, checked=(rng.random() < 0.5) if typ == "to_do" else None,
+                                order=float(j + 1), created_time=t, last_edited_time=t))
     roots = [page(t) for t in ("Team Wiki", "Engineering Handbook", "Onboarding", "Meeting Notes Home", "Policies")]
     for r in roots: blocks(r, rng.randint(2, 4))
     for topic in w.topics:
         pid = page(topic.title(), "page_id", rng.choice(roots)); blocks(pid, rng.randint(4, 8))
-    while len(s.pages) < 50:
+    while size(s, "pages") < 50:
         pid = page(fk.catch_phrase(), "page_id", rng.choice(roots)); blocks(pid, rng.randint(3, 6))
     def ds(title, schema, options):
         i = _det_uuid(rng); t = when(150, 200)
-        s.data_sources[i] = DataSource(id=i, title=title, parent_page=roots[0], property_types=schema, options=options, created_time=t, last_edited_time=when(1, 20))
-        return s.data_sources[i]
+        put(s, "data_sources", i, DataSource(id=i, title=title, parent_page=roots[0], property_types=schema, options=options, created_time=t, last_edited_time=when(1, 20)))
+        return read(s, "data_sources", i)
     proj = ds("Projects", {"Name": "title", "Status": "select", "Owner": "people", "Budget": "number", "Due": "date", "Venue": "rich_text"},
               {"Status": ["Planning", "Active", "Paused", "Done"]})
     meet = ds("Meetings", {"Title": "title", "Date": "date", "Attendees": "people", "Summary": "rich_text"}, {})
@@ -590,11 +590,11 @@ def _build(seed: int) -> NotionState:
     for k in range(60):
         row(task, {"Task": fk.bs().capitalize(), "Done": rng.random() < 0.4, "Priority": rng.choice(task.options["Priority"]),
                    "Assignee": [rng.choice(people)], "Estimate": rng.choice([1, 2, 3, 5, 8])})
-    plain = [p for p in s.pages.values() if p.parent_type != "data_source_id"]
+    plain = [p for p in scan(s, "pages") if p.parent_type != "data_source_id"]
     for k in range(60):
         p = rng.choice(plain); c = _det_uuid(rng)
-        s.comments[c] = Comment(id=c, page_id=p.id, discussion_id=_det_uuid(rng), text=fk.sentence(nb_words=10), created_by=rng.choice(people),
-                                created_time=max(p.created_time, when(1, 60)))
+        put(s, "comments", c, Comment(id=c, page_id=p.id, discussion_id=_det_uuid(rng), text=fk.sentence(nb_words=10), created_by=rng.choice(people),
+                                created_time=max(p.created_time, when(1, 60))))
     return s
 
 
@@ -605,13 +605,13 @@ _PHRASE = {"key": "the project code on that Notion page", "place": "the venue on
 def read_step(ctx, value, kind, nxt, what):
     "Plant a page titled after `value` whose content gives the next fact; the agent searches and reads it."
     st = ctx.state("notion")
-    root = next(p for p in st.pages.values() if p.parent_type == "workspace")
+    root = next(p for p in scan(st, "pages") if p.parent_type == "workspace")
     pid, bid = ctx.plant_id("page"), ctx.plant_id("block")
     line = f"Project code: {nxt}" if kind == "key" else f"Venue: {nxt}"
     def plant(s: NotionState):
         t = iso(EPOCH - timedelta(hours=4))
-        s.pages[pid] = Page(id=pid, title=f"Brief {value}", parent_type="page_id", parent_id=root.id, created_by=s.bot, created_time=t, last_edited_time=t)
-        s.blocks[bid] = Block(id=bid, parent_id=pid, type="paragraph", text=f"{line}. Owner: operations.", order=1.0, created_time=t, last_edited_time=t)
+        put(s, "pages", pid, Page(id=pid, title=f"Brief {value}", parent_type="page_id", parent_id=root.id, created_by=s.bot, created_time=t, last_edited_time=t))
+        put(s, "blocks", bid, Block(id=bid, parent_id=pid, type="paragraph", text=f"{line}. Owner: operations.", order=1.0, created_time=t, last_edited_time=t))
     ctx.plant("notion", plant)
     found = ctx.call("API-post-search", query=f"Brief {value}", filter={"property": "object", "value": "page"})
     got = ctx.call("API-get-block-children", block_id=found["results"][0]["id"])
@@ -623,7 +623,7 @@ def read_step(ctx, value, kind, nxt, what):
 def comment_step(ctx, value, want):
     "Comment on a wiki page with a text that carries `value`."
     st = ctx.state("notion")
-    pages = sorted((p for p in st.pages.values() if p.parent_type == "page_id" and not p.in_trash), key=lambda p: p.id)
+    pages = sorted((p for p in scan(st, "pages") if p.parent_type == "page_id" and not p.in_trash), key=lambda p: p.id)
     p = pages[ctx.rng.randrange(len(pages))]
     ctx.call("API-create-a-comment", parent={"page_id": p.id}, rich_text=[{"text": {"content": f"Update: {value}"}}])
     crit = [ctx.criterion("comments", {"page_id": p.id}, "text", "contains", str(value))]
@@ -637,15 +637,15 @@ from compoworld_nb.steps import add_beat
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
     "Plant a wiki page titled `title` whose paragraphs are the lines of `body`; the reference searches for it and reads its blocks."
     st = ctx.state("notion")
-    root = next(p for p in st.pages.values() if p.parent_type == "workspace")
+    root = next(p for p in scan(st, "pages") if p.parent_type == "workspace")
     pid = ctx.plant_id("page")
     lines = [l for l in body.split("\n") if l.strip()]
     bids = [ctx.plant_id("block") for _ in lines]
     def plant(s: NotionState):
         t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 60)))
-        s.pages[pid] = Page(id=pid, title=title, parent_type="page_id", parent_id=root.id, created_by=s.bot, created_time=t, last_edited_time=t)
+        put(s, "pages", pid, Page(id=pid, title=title, parent_type="page_id", parent_id=root.id, created_by=s.bot, created_time=t, last_edited_time=t))
         for n, (bid, line) in enumerate(zip(bids, lines)):
-            s.blocks[bid] = Block(id=bid, parent_id=pid, type="paragraph", text=line, order=float(n + 1), created_time=t, last_edited_time=t)
+            put(s, "blocks", bid, Block(id=bid, parent_id=pid, type="paragraph", text=line, order=float(n + 1), created_time=t, last_edited_time=t))
     ctx.plant("notion", plant)
     found = ctx.call("API-post-search", query=title, filter={"property": "object", "value": "page"})
     got = ctx.call("API-get-block-children", block_id=found["results"][0]["id"])
@@ -662,7 +662,7 @@ def announce_beat(ctx, target: dict, title: str, text: str) -> dict:
 
 def _announce_target(ctx) -> dict:
     st = ctx.state("notion")
-    pages = sorted((p for p in st.pages.values() if p.parent_type == "page_id" and not p.in_trash), key=lambda p: p.id)
+    pages = sorted((p for p in scan(st, "pages") if p.parent_type == "page_id" and not p.in_trash), key=lambda p: p.id)
     p = pages[ctx.rng.randrange(len(pages))]
     return {"id": p.id, "phrase": f"the wiki page “{p.title}”"}
 announce_beat.target = _announce_target

@@ -21,7 +21,7 @@ from pydantic import Field
 from compoworld_nb.core import ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan
+from compoworld_nb.state import scan, read, entries, has, put, writable
 from .world import make_world, service_rng, service_faker, US_STATES
 
 __all__ = ["service", "RetailState", "Product", "Variant", "User", "Order", "load_tau2_db", "tau2_db", "tau2_record", "tau2_text",
@@ -189,17 +189,19 @@ def tau2_text(s: RetailState) -> str:
 
 
 # --- helpers --------------------------------------------------------------------------------------
-def _order(s: RetailState, order_id: str) -> Order:
-    if order_id not in s.orders: raise ToolError(404, f"Order not found: order_id={order_id!r}", "order_id")
-    return s.orders[order_id]
+def _order(s: RetailState, order_id: str, write: bool = False) -> Order:
+    "The order (404 in tau2's words if absent): shared and sealed, or with `write` the call's writable copy (`writable`)."
+    if not has(s, "orders", order_id): raise ToolError(404, f"Order not found: order_id={order_id!r}", "order_id")
+    return (writable if write else read)(s, "orders", order_id)
 
-def _user(s: RetailState, user_id: str, arg: str = "user_id") -> User:
-    if user_id not in s.users: raise ToolError(404, f"User not found: {arg}={user_id!r}", arg)
-    return s.users[user_id]
+def _user(s: RetailState, user_id: str, arg: str = "user_id", write: bool = False) -> User:
+    "The customer (404 naming `arg` if absent): shared and sealed, or with `write` the call's writable copy."
+    if not has(s, "users", user_id): raise ToolError(404, f"User not found: {arg}={user_id!r}", arg)
+    return (writable if write else read)(s, "users", user_id)
 
 def _product(s: RetailState, product_id: str) -> Product:
-    if product_id not in s.products: raise ToolError(404, f"Product not found: product_id={product_id!r}", "product_id")
-    return s.products[product_id]
+    if not has(s, "products", product_id): raise ToolError(404, f"Product not found: product_id={product_id!r}", "product_id")
+    return read(s, "products", product_id)
 
 def _method(u: User, payment_method_id: str):
     if payment_method_id not in u.payment_methods:
@@ -221,7 +223,7 @@ def _swaps(s: RetailState, o: Order, item_ids: list[str], new_item_ids: list[str
     for old_id, new_id in zip(item_ids, new_item_ids):
         k = next(k for k, x in enumerate(o.items) if x.item_id == old_id and k not in used)   # the next unused copy
         used.add(k); item = o.items[k]
-        v = s.products[item.product_id].variants.get(new_id) if item.product_id in s.products else None
+        v = read(s, "products", item.product_id).variants.get(new_id) if has(s, "products", item.product_id) else None
         if v is None or not v.available:
             raise ToolError(422, f"New item {new_id} not found or available (product {item.product_id})", "new_item_ids")
         pairs.append((k, item, v)); diff += v.price - item.price
@@ -333,10 +335,10 @@ def cancel_pending_order(s: RetailState,
                          reason: str,    # 'no longer needed' or 'ordered by mistake'
                         ) -> dict:
     "Cancel a pending order; every payment is refunded (gift cards at once)."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     _pending(o, "cancelled", exact=True)
     if reason not in CANCEL_REASONS: raise ToolError(422, f"Invalid reason: {reason!r} (use one of {list(CANCEL_REASONS)})", "reason")
-    u = _user(s, o.user_id, "order_id")
+    u = _user(s, o.user_id, "order_id", write=True)
     refunds = [Payment(transaction_type="refund", amount=p.amount, payment_method_id=p.payment_method_id) for p in o.payment_history]
     for p in o.payment_history:
         m = u.payment_methods.get(p.payment_method_id)
@@ -353,7 +355,7 @@ def exchange_delivered_order_items(s: RetailState,
                                    payment_method_id: str,   # the customer's payment method that pays or receives the difference
                                   ) -> dict:
     "Request an exchange of delivered items for other variants of the same products."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     if o.status != "delivered": raise ToolError(409, f"Non-delivered order cannot be exchanged: order {order_id} is {o.status!r}", "order_id")
     _, diff = _swaps(s, o, item_ids, new_item_ids)
     m = _method(_user(s, o.user_id, "order_id"), payment_method_id)
@@ -375,7 +377,7 @@ def modify_pending_order_address(s: RetailState,
                                  zip: str,       # zip code
                                 ) -> dict:
     "Change the shipping address of a pending order."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     _pending(o)
     o.address = _address(address1, address2, city, state, country, zip)
     return tau2_record(o)
@@ -388,10 +390,10 @@ def modify_pending_order_items(s: RetailState,
                                payment_method_id: str,   # the customer's payment method that pays or receives the difference
                               ) -> dict:
     "Swap items of a pending order for other variants of the same products (once per order)."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     _pending(o, exact=True)
     pairs, diff = _swaps(s, o, item_ids, new_item_ids)
-    m = _method(_user(s, o.user_id, "order_id"), payment_method_id)
+    m = _method(_user(s, o.user_id, "order_id", write=True), payment_method_id)
     if isinstance(m, GiftCard) and m.balance < diff:
         raise ToolError(422, f"Insufficient gift card balance to pay for the price difference: {payment_method_id} has {m.balance}, needs {round(diff, 2)}", "payment_method_id")
     o.payment_history = o.payment_history + [Payment(transaction_type="payment" if diff > 0 else "refund", amount=abs(diff),
@@ -409,9 +411,9 @@ def modify_pending_order_payment(s: RetailState,
                                  payment_method_id: str,  # the customer's payment method to pay with instead
                                 ) -> dict:
     "Pay a pending order with another of the customer's payment methods (the old one is refunded)."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     _pending(o)
-    u = _user(s, o.user_id, "order_id")
+    u = _user(s, o.user_id, "order_id", write=True)
     new = _method(u, payment_method_id)
     if len(o.payment_history) != 1 or o.payment_history[0].transaction_type != "payment":
         raise ToolError(409, f"There should be exactly one payment for a pending order: order {order_id} has {len(o.payment_history)} entries", "order_id")
@@ -439,7 +441,7 @@ def modify_user_address(s: RetailState,
                         zip: str,       # zip code
                        ) -> dict:
     "Change a customer's default address."
-    u = _user(s, user_id)
+    u = _user(s, user_id, write=True)
     u.address = _address(address1, address2, city, state, country, zip)
     return tau2_record(u)
 
@@ -450,7 +452,7 @@ def return_delivered_order_items(s: RetailState,
                                  payment_method_id: str,  # where the refund goes: the original payment method or a gift card
                                 ) -> dict:
     "Request a return of delivered items; the refund goes to the original payment method or a gift card."
-    o = _order(s, order_id)
+    o = _order(s, order_id, write=True)
     if o.status != "delivered": raise ToolError(409, f"Non-delivered order cannot be returned: order {order_id} is {o.status!r}", "order_id")
     m = _method(_user(s, o.user_id, "order_id"), payment_method_id)
     if not isinstance(m, GiftCard) and payment_method_id != o.payment_history[0].payment_method_id:
@@ -521,7 +523,7 @@ def _build(seed: int) -> RetailState:
         for opts in chosen:
             iid = _digits(rng, 10, taken)
             variants[iid] = Variant(item_id=iid, options=opts, available=rng.random() < 0.8, price=round(base * rng.uniform(0.85, 1.2), 2))
-        s.products[pid] = Product(name=name, product_id=pid, variants=variants, id=pid)
+        put(s, "products", pid, Product(name=name, product_id=pid, variants=variants, id=pid))
     people = [(p.first, p.last, w.place(p.home)) for p in w.people]
     while len(people) < 150:
         f, l = fk.first_name(), fk.last_name()
@@ -541,8 +543,8 @@ def _build(seed: int) -> RetailState:
                          else Paypal(source="paypal", id=pmid))
         email = f"{f.lower()}.{l.lower()}{rng.randint(10, 9999)}@example.com".replace(" ", "").replace("'", "")
         u = User(user_id=uid, name=UserName(first_name=f, last_name=l), address=addr, email=email, payment_methods=pms, orders=[], id=uid)
-        s.users[uid] = u; users.append(u)
-    products = list(s.products.values())
+        put(s, "users", uid, u); users.append(u)
+    products = list(scan(s, "products"))
     statuses = [st for st, n in _STATUS_W for _ in range(n)]
     for _ in range(400):
         u = rng.choice(users)
@@ -560,7 +562,7 @@ def _build(seed: int) -> RetailState:
                if status in ("processed", "delivered") else [])
         o = Order(order_id=oid, user_id=u.user_id, address=u.address.model_copy(), items=items, status=status, fulfillments=ful,
                   payment_history=pays, cancel_reason=rng.choice(CANCEL_REASONS) if status == "cancelled" else None, id=oid)
-        s.orders[oid] = o; u.orders.append(oid)
+        put(s, "orders", oid, o); u.orders.append(oid)
     return s
 
 
@@ -569,9 +571,9 @@ def _build(seed: int) -> RetailState:
 def ship_step(ctx, value, want):
     "Send a customer's pending order to a street address in the place `value` ('City, ST')."
     s = ctx.state("retail")
-    pending = sorted(k for k, o in s.orders.items() if o.status == "pending")
+    pending = sorted(k for k, o in entries(s, "orders") if o.status == "pending")
     oid = ctx.rng.choice(pending)
-    o = s.orders[oid]
+    o = read(s, "orders", oid)
     city, _, st = str(value).rpartition(", ")
     if not city or len(st) != 2: city, st = str(value), o.address.state
     street = f"{ctx.rng.randint(10, 990)} {ctx.rng.choice(['Main', 'Oak', 'Maple', 'Cedar', 'Pine', 'Lake'])} Street"
@@ -589,10 +591,10 @@ from compoworld_nb.steps import add_beat
 def _open_customer(ctx, need: int) -> tuple:
     "The first customer, in a seeded shuffle of the users, with at least `need` orders still pending or delivered: `(user, their open order ids, sorted)`."
     s = ctx.state("retail")
-    users = sorted(s.users.values(), key=lambda u: u.user_id)
+    users = sorted(scan(s, "users"), key=lambda u: u.user_id)
     ctx.rng.shuffle(users)
     for u in users:
-        mine = sorted(o for o in u.orders if o in s.orders and s.orders[o].status in ("pending", "delivered"))
+        mine = sorted(o for o in u.orders if has(s, "orders", o) and read(s, "orders", o).status in ("pending", "delivered"))
         if len(mine) >= need: return u, mine
     raise AssertionError(f"no retail customer with {need} open or delivered orders")
 

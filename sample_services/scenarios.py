@@ -19,6 +19,7 @@ from datetime import timedelta
 from compoworld_nb.core import EPOCH
 from compoworld_nb.scenario import Shape, Scenario, Phrasing, register_scenario, SCENARIOS
 from compoworld_nb.steps import beats_of
+from compoworld_nb.state import read, scan
 from sample_services.sqlite import _lit
 
 __all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "SCENARIOS"]
@@ -652,20 +653,20 @@ def _handover_pick(ctx, rng):
     "A company with open deals of one rep (the leaver: 1-3 of them) and an open deal of another (left alone); `(company, rep, theirs, other)`."
     s = ctx.state("crm")
     open_ = lambda d: not d.stage.startswith("closed")
-    comps = sorted({d.company_id for d in s.deals.values()})
+    comps = sorted({d.company_id for d in scan(s, "deals")})
     rng.shuffle(comps)
     for co in comps:
-        ds = sorted((d for d in s.deals.values() if d.company_id == co and open_(d)), key=lambda d: d.id)
+        ds = sorted((d for d in scan(s, "deals") if d.company_id == co and open_(d)), key=lambda d: d.id)
         owners = sorted({d.owner for d in ds})
         for rep in owners:
             mine = [d for d in ds if d.owner == rep]
             others = [d for d in ds if d.owner != rep]
-            if mine and others and len(mine) <= 3: return s.companies[co], rep, mine, others[0]
+            if mine and others and len(mine) <= 3: return read(s, "companies", co), rep, mine, others[0]
     for co in comps:                                     # no company has two reps' open deals: the other is one of another company
-        ds = sorted((d for d in s.deals.values() if d.company_id == co and open_(d)), key=lambda d: d.id)
+        ds = sorted((d for d in scan(s, "deals") if d.company_id == co and open_(d)), key=lambda d: d.id)
         if 1 <= len(ds) <= 3:
-            rest = sorted((d for d in s.deals.values() if d.company_id != co and open_(d)), key=lambda d: d.id)
-            return s.companies[co], ds[0].owner, [d for d in ds if d.owner == ds[0].owner], rest[0]
+            rest = sorted((d for d in scan(s, "deals") if d.company_id != co and open_(d)), key=lambda d: d.id)
+            return read(s, "companies", co), ds[0].owner, [d for d in ds if d.owner == ds[0].owner], rest[0]
     raise AssertionError("no company with open deals")
 
 def _play_handover(p, st: dict) -> None:

@@ -14,7 +14,7 @@ from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan, entries
+from compoworld_nb.state import scan, entries, read, has, writable, put
 from .world import make_world, service_rng, reveal_value
 from .kit import planted_record_step
 
@@ -90,16 +90,16 @@ def _ts_key(ts: str) -> tuple:
     a, _, b = ts.partition("."); return (int(a), int(b or 0))
 
 def _channel(s: SlackState, channel_id: str, write: bool = False) -> Channel:
-    if channel_id not in s.channels: raise ToolError(404, f"no channel with channel_id={channel_id!r}", "channel_id")
-    c = s.channels[channel_id]
+    if not has(s, "channels", channel_id): raise ToolError(404, f"no channel with channel_id={channel_id!r}", "channel_id")
+    c = read(s, "channels", channel_id)
     if write and c.is_archived: raise ToolError(409, f"channel #{c.name} (channel_id={channel_id!r}) is archived", "channel_id")
     return c
 
-def _find(s: SlackState, channel_id: str, ts: str, arg: str) -> SlackMessage:
+def _find(s: SlackState, channel_id: str, ts: str, arg: str, write: bool = False) -> SlackMessage:
     ts = _norm_ts(ts)
     k = next((k for k, m in entries(s, "messages") if m.channel_id == channel_id and m.ts == ts), None)   # scan without copying
     if k is None: raise ToolError(404, f"no message with {arg}={ts!r} in channel {channel_id!r}", arg)
-    return s.messages[k]                                 # the one record found: writable in a write call
+    return writable(s, "messages", k) if write else read(s, "messages", k)   # the one record found; with `write`, the call's writable copy
 
 def _text(text: str) -> str:
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")
@@ -160,8 +160,8 @@ def slack_post_message(s: SlackState,
     _channel(s, channel_id, write=True); _text(text)
     ts = _new_ts(s)
     i = s.new_id("m")
-    s.messages[i] = SlackMessage(id=i, channel_id=channel_id, ts=ts, user=s.me, text=text)
-    return {"channel": channel_id, "ts": ts, "message": _mdict(s.messages[i])}
+    put(s, "messages", i, SlackMessage(id=i, channel_id=channel_id, ts=ts, user=s.me, text=text))
+    return {"channel": channel_id, "ts": ts, "message": _mdict(read(s, "messages", i))}
 
 @service.tool
 def slack_reply_to_thread(s: SlackState,
@@ -171,15 +171,15 @@ def slack_reply_to_thread(s: SlackState,
                          ) -> dict:
     "Reply in the thread of a message."
     _channel(s, channel_id, write=True)
-    parent = _find(s, channel_id, thread_ts, "thread_ts")
+    parent = _find(s, channel_id, thread_ts, "thread_ts", write=True)   # written below, or its thread root is
     _text(text)
     if parent.thread_ts and parent.thread_ts != parent.ts:   # a reply: answer its thread
-        parent = _find(s, channel_id, parent.thread_ts, "thread_ts")
+        parent = _find(s, channel_id, parent.thread_ts, "thread_ts", write=True)
     ts = _new_ts(s)
     i = s.new_id("m")
-    s.messages[i] = SlackMessage(id=i, channel_id=channel_id, ts=ts, user=s.me, text=text, thread_ts=parent.ts)
+    put(s, "messages", i, SlackMessage(id=i, channel_id=channel_id, ts=ts, user=s.me, text=text, thread_ts=parent.ts))
     parent.thread_ts, parent.reply_count = parent.ts, parent.reply_count + 1
-    return {"channel": channel_id, "ts": ts, "message": _mdict(s.messages[i])}
+    return {"channel": channel_id, "ts": ts, "message": _mdict(read(s, "messages", i))}
 
 @service.tool
 def slack_add_reaction(s: SlackState,
@@ -189,7 +189,7 @@ def slack_add_reaction(s: SlackState,
                       ) -> dict:
     "Add an emoji reaction from the current user to a message."
     _channel(s, channel_id)
-    m = _find(s, channel_id, timestamp, "timestamp")
+    m = _find(s, channel_id, timestamp, "timestamp", write=True)
     name = reaction.strip().strip(":")
     if not re.fullmatch(r"[a-z0-9_+'-]{1,100}", name):
         raise ToolError(422, f"reaction={reaction!r} is not an emoji name (lowercase letters, digits, _ + -)", "reaction")
@@ -241,8 +241,8 @@ def slack_get_user_profile(s: SlackState,
                            user_id: str,  # id of the user, e.g. 'U12AB34CD'
                           ) -> dict:
     "Full profile of one user."
-    if user_id not in s.users: raise ToolError(404, f"no user with user_id={user_id!r}", "user_id")
-    u = s.users[user_id]
+    if not has(s, "users", user_id): raise ToolError(404, f"no user with user_id={user_id!r}", "user_id")
+    u = read(s, "users", user_id)
     return {"id": u.id, "profile": {"real_name": u.real_name, "display_name": u.name, "title": u.title,
                                     "email": u.email, "tz": u.tz}, "is_bot": u.is_bot, "deleted": u.deleted}
 
@@ -275,8 +275,8 @@ def _build(seed: int) -> SlackState:
     w, rng = make_world(seed), service_rng("slack", seed)
     s = SlackState(seed=seed, me=w.me.slack_id)
     for p in w.people:
-        s.users[p.slack_id] = SlackUser(id=p.slack_id, name=p.handle, real_name=p.name, title=p.title, email=p.email,
-                                        tz=(w.place(p.home).tz if w.place(p.home) else "America/New_York"))
+        put(s, "users", p.slack_id, SlackUser(id=p.slack_id, name=p.handle, real_name=p.name, title=p.title, email=p.email,
+                                        tz=(w.place(p.home).tz if w.place(p.home) else "America/New_York")))
     everyone = [p.slack_id for p in w.people]
     chan_ids = []
     for k, name in enumerate(list(w.channels) + ["old-" + rng.choice(["launch", "project", "pilot"])]):
@@ -284,9 +284,9 @@ def _build(seed: int) -> SlackState:
         created = int((EPOCH - timedelta(days=400 - 20 * k)).timestamp())
         members = everyone if name in ("general", "random", "announcements") else sorted(rng.sample(everyone, rng.randint(4, 10)))
         if w.me.slack_id not in members: members = sorted(members + [w.me.slack_id])
-        s.channels[cid] = Channel(id=cid, name=name, topic="", purpose=_PURPOSE.get(name, "Archived project channel"),
+        put(s, "channels", cid, Channel(id=cid, name=name, topic="", purpose=_PURPOSE.get(name, "Archived project channel"),
                                   created=created, creator=rng.choice(everyone), is_archived=name.startswith("old-"),
-                                  members=members)
+                                  members=members))
         chan_ids.append(cid)
     seconds = sorted(rng.randint(600, 30 * 86400) for _ in range(150))[::-1]   # before EPOCH, oldest first
     tops: list[SlackMessage] = []
@@ -295,20 +295,20 @@ def _build(seed: int) -> SlackState:
         mid = s.new_id("m")
         if tops and rng.random() < 0.25:                       # a reply in a recent thread
             parent = rng.choice(tops[-12:])
-            user = rng.choice(s.channels[parent.channel_id].members)
+            user = rng.choice(read(s, "channels", parent.channel_id).members)
             m = SlackMessage(id=mid, channel_id=parent.channel_id, ts=ts, user=user,
                              text=rng.choice(_REPLIES).format(first=rng.choice(w.others).first), thread_ts=parent.ts)
             parent.thread_ts, parent.reply_count = parent.ts, parent.reply_count + 1
         else:
             cid = rng.choice(chan_ids[:-1]) if rng.random() > 0.04 else chan_ids[-1]   # the last one is archived
-            user = rng.choice(s.channels[cid].members)
+            user = rng.choice(read(s, "channels", cid).members)
             m = SlackMessage(id=mid, channel_id=cid, ts=ts, user=user,
                              text=rng.choice(_LINES).format(topic=rng.choice(w.topics), place=rng.choice(w.places).label))
             tops.append(m)
         if rng.random() < 0.2:
             who = rng.sample(everyone, rng.randint(1, 3))
             m.reactions = [Reaction(name=rng.choice(_EMOJI), users=who, count=len(who))]
-        s.messages[mid] = m
+        put(s, "messages", mid, m)
     return s
 
 
@@ -327,12 +327,12 @@ def read_step(ctx, value, kind, nxt, what):
     back = ctx.rng.randint(3600, 5 * 86400)
     def plant(s: SlackState):
         base = int(EPOCH.timestamp()) - back
-        taken = {m.ts for m in s.messages.values()}
+        taken = {m.ts for m in scan(s, "messages")}
         n = 0
         while f"{base}.{n:06d}" in taken: n += 1
-        s.channels[cid] = Channel(id=cid, name=name, purpose=f"Working channel for {name}", created=base - 3600,
-                                  creator=poster.slack_id, members=sorted({poster.slack_id, s.me}))
-        s.messages[mid] = SlackMessage(id=mid, channel_id=cid, ts=f"{base}.{n:06d}", user=poster.slack_id, text=text)
+        put(s, "channels", cid, Channel(id=cid, name=name, purpose=f"Working channel for {name}", created=base - 3600,
+                                  creator=poster.slack_id, members=sorted({poster.slack_id, s.me})))
+        put(s, "messages", mid, SlackMessage(id=mid, channel_id=cid, ts=f"{base}.{n:06d}", user=poster.slack_id, text=text))
         return cid
     ctx.plant("slack", plant)
     found, cursor = None, None
@@ -350,7 +350,7 @@ def read_step(ctx, value, kind, nxt, what):
 def post_step(ctx, value, want):
     "Post a message containing `value` in an existing channel."
     s = ctx.state("slack")
-    chans = sorted((c for c in s.channels.values() if not c.is_archived and c.name in ctx.world.channels), key=lambda c: c.name)
+    chans = sorted((c for c in scan(s, "channels") if not c.is_archived and c.name in ctx.world.channels), key=lambda c: c.name)
     ch = ctx.rng.choice(chans)
     ctx.call("slack_post_message", channel_id=ch.id, text=f"Update: {value}")
     crit = [ctx.criterion("messages", {"channel_id": ch.id, "user": s.me}, "text", "contains", str(value))]
@@ -362,11 +362,11 @@ from compoworld_nb.steps import add_beat
 
 def _open_channels(ctx) -> list:
     s = ctx.state("slack")
-    return sorted((c for c in s.channels.values() if not c.is_archived and c.name in ctx.world.channels), key=lambda c: c.name)
+    return sorted((c for c in scan(s, "channels") if not c.is_archived and c.name in ctx.world.channels), key=lambda c: c.name)
 
 def _post_ts(s: SlackState, back: int) -> str:
     base = int(EPOCH.timestamp()) - back
-    taken = {m.ts for m in s.messages.values()}
+    taken = {m.ts for m in scan(s, "messages")}
     n = 0
     while f"{base}.{n:06d}" in taken: n += 1
     return f"{base}.{n:06d}"
@@ -389,8 +389,8 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     mid, uid = ctx.plant_id("m"), author.slack_id
     back = ctx.rng.randint(3600, 3 * 86400)
     def plant(s: SlackState):
-        s.messages[mid] = SlackMessage(id=mid, channel_id=ch.id, ts=_post_ts(s, back), user=uid if uid in s.users else s.me,
-                                       text=f"*{title}*\n{body}")
+        put(s, "messages", mid, SlackMessage(id=mid, channel_id=ch.id, ts=_post_ts(s, back), user=uid if has(s, "users", uid) else s.me,
+                                       text=f"*{title}*\n{body}"))
     ctx.plant("slack", plant)
     hist = ctx.call("slack_get_channel_history", channel_id=_channel_id(ctx, ch.name))
     assert any(title in m["text"] for m in hist["messages"])
@@ -419,5 +419,5 @@ announce_beat.target = _announce_target
 def annotate_beat(ctx, title: str, text: str) -> dict:
     "Post `title: text` in the channel that holds the message starting with `title` (the document itself)."
     st = ctx.state("slack")
-    cid = next(m.channel_id for m in st.messages.values() if m.text.startswith(f"*{title}*"))
-    return announce_beat(ctx, {"name": st.channels[cid].name}, title, text)
+    cid = next(m.channel_id for m in scan(st, "messages") if m.text.startswith(f"*{title}*"))
+    return announce_beat(ctx, {"name": read(st, "channels", cid).name}, title, text)

@@ -19,7 +19,7 @@ from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import CowRecords, Record, Records, State, Service, lineage, snapshot
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, scan, entries, ids, _peek   # _peek: the no-copy get of any collection (a view's own reads copy)
+from compoworld_nb.state import read, scan, entries, ids, _peek, put, remove   # _peek: the no-copy get of any collection (a view's own reads copy)
 from compoworld_nb.service import CALL_BUDGET_S, call_deadline
 from .world import make_world, service_rng, service_faker, reveal_value
 from .kit import planted_record_step
@@ -274,10 +274,10 @@ def _read_back(con: sqlite3.Connection, s: SqliteState, written: set | None = No
             changed.append((k, name, rec[0], vals))
     for k, o in objects.items():
         old = read(s, "objects", k)
-        if old is None or old.model_dump() != o.model_dump(): s.objects[k] = o
-    for k in [k for k in ids(s, "objects") if k not in objects]: del s.objects[k]
-    for k, t, rowid, vals in changed: s.rows[k] = Row(id=k, table=t, rowid=rowid, values=vals)
-    for k in [k for k, r in entries(s, "rows") if k not in seen and r.table not in kept]: del s.rows[k]
+        if old is None or old.model_dump() != o.model_dump(): put(s, "objects", k, o)
+    for k in [k for k in ids(s, "objects") if k not in objects]: remove(s, "objects", k)
+    for k, t, rowid, vals in changed: put(s, "rows", k, Row(id=k, table=t, rowid=rowid, values=vals))
+    for k in [k for k, r in entries(s, "rows") if k not in seen and r.table not in kept]: remove(s, "rows", k)
     seqs = {}
     if con.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
         seqs = {n: v for n, v in con.execute("SELECT name, seq FROM sqlite_sequence")}
@@ -398,7 +398,7 @@ def append_insight(s: SqliteState,
     "Add a business insight to the memo; returns the memo with every insight so far."
     if not insight.strip(): raise ToolError(422, "insight must not be empty", "insight")
     i = s.new_id("ins")
-    s.insights[i] = Insight(id=i, text=insight.strip(), created=s.tick())
+    put(s, "insights", i, Insight(id=i, text=insight.strip(), created=s.tick()))
     return {"id": i, "memo": [x.text for x in sorted(scan(s, "insights"), key=lambda x: (x.created, x.id))]}
 
 
@@ -480,7 +480,7 @@ def _plant_project(ctx, value, kind: str, nxt: str) -> None:
         rowid = max((r.rowid for r in scan(s, "rows") if r.table == "projects"), default=0) + 1
         vals = {"id": rowid, "name": str(value), "code": nxt if kind == "key" else None, "venue": nxt if kind == "place" else None,
                 "owner_email": ctx.world.me.email, "status": "active"}
-        s.rows[f"projects:{rowid}"] = Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals)
+        put(s, "rows", f"projects:{rowid}", Row(id=f"projects:{rowid}", table="projects", rowid=rowid, values=vals))
     ctx.plant("sqlite", plant)
     col = "code" if kind == "key" else "venue"
     got = ctx.call("read_query", query=f"SELECT {col} FROM projects WHERE name = {_lit(value)}")

@@ -14,7 +14,7 @@ from typing import Literal, Optional, Union
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import read, find, scan, has
+from compoworld_nb.state import read, find, scan, has, writable, put, remove, ids
 from .world import make_world, service_rng, service_faker, reveal_value, iso, parse_iso
 from .kit import Query, planted_record_step
 
@@ -167,7 +167,7 @@ def _labels(s: TrelloState, board: Board, ids: list[str]) -> list[str]:
 
 def _log(s: TrelloState, board_id: str, typ: str, **data) -> str:
     i = s.new_id("act")
-    s.actions[i] = Action(id=i, type=typ, date=s.tick(), idBoard=board_id, idMemberCreator=s.me, data={k: str(v) for k, v in data.items()})
+    put(s, "actions", i, Action(id=i, type=typ, date=s.tick(), idBoard=board_id, idMemberCreator=s.me, data={k: str(v) for k, v in data.items()}))
     return i
 
 def _card_view(c: Card, desc_max: Optional[int] = None) -> dict:
@@ -241,9 +241,9 @@ def add_list_to_board(s: TrelloState,
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
     pos = max((l.pos for l in scan(s, "lists") if l.idBoard == b.id), default=0.0) + 1024.0
     i = s.new_id("list")
-    s.lists[i] = TList(id=i, name=name.strip(), idBoard=b.id, pos=pos)
+    put(s, "lists", i, TList(id=i, name=name.strip(), idBoard=b.id, pos=pos))
     _log(s, b.id, "createList", list=i, name=name.strip())
-    return s.lists[i].model_dump()
+    return read(s, "lists", i).model_dump()
 
 @service.tool
 def archive_list(s: TrelloState,
@@ -253,7 +253,7 @@ def archive_list(s: TrelloState,
     "Archive (close) a list; its cards stay in it."
     b = _board(s, boardId)
     l = _list(s, listId, b)
-    l = s.lists[l.id]; l.closed = True
+    l = writable(s, "lists", l.id); l.closed = True
     _log(s, b.id, "updateList:closed", list=l.id)
     return l.model_dump()
 
@@ -270,13 +270,13 @@ def update_list(s: TrelloState,
     if name is None and closed is None and subscribed is None and idBoard is None: raise ToolError(422, "nothing to change", "listId")
     if name is not None and not name.strip(): raise ToolError(422, "name must not be empty", "name")
     if idBoard is not None: find(s, "boards", idBoard, "board", "idBoard")
-    l = s.lists[l.id]
+    l = writable(s, "lists", l.id)
     if name is not None: l.name = name.strip()
     if closed is not None: l.closed = closed
     if subscribed is not None: l.subscribed = subscribed
     if idBoard is not None and idBoard != l.idBoard:
         l.idBoard = idBoard
-        for c in [c.id for c in scan(s, "cards") if c.idList == l.id]: s.cards[c].idBoard = idBoard; s.cards[c].idLabels = []
+        for c in [c.id for c in scan(s, "cards") if c.idList == l.id]: writable(s, "cards", c).idBoard = idBoard; writable(s, "cards", c).idLabels = []
     _log(s, l.idBoard, "updateList", list=l.id)
     return l.model_dump()
 
@@ -323,10 +323,10 @@ def add_card_to_list(s: TrelloState,
     if not name.strip(): raise ToolError(422, "name must not be empty", "name")
     due, st, labs = _date(dueDate, "dueDate"), _date(start, "start", date_only=True), _labels(s, b, labels or [])
     i = s.new_id("card")
-    s.cards[i] = Card(id=i, name=name.strip(), desc=description or "", idList=l.id, idBoard=b.id, pos=_pos(s, l.id, None),
-                      due=due, start=st, idLabels=labs, dateLastActivity=s.now())
+    put(s, "cards", i, Card(id=i, name=name.strip(), desc=description or "", idList=l.id, idBoard=b.id, pos=_pos(s, l.id, None),
+                      due=due, start=st, idLabels=labs, dateLastActivity=s.now()))
     _log(s, b.id, "createCard", card=i, list=l.id, name=name.strip())
-    return s.cards[i].model_dump()
+    return read(s, "cards", i).model_dump()
 
 @service.tool
 def update_card_details(s: TrelloState,
@@ -349,7 +349,7 @@ def update_card_details(s: TrelloState,
     labs = _labels(s, board, labels) if labels is not None else None
     p = _pos(s, c.idList, pos, skip=c.id) if pos is not None else None
     if all(v is None for v in (name, description, dueDate, start, dueComplete, labels, pos)): raise ToolError(422, "nothing to change", "cardId")
-    c = s.cards[c.id]
+    c = writable(s, "cards", c.id)
     if name is not None: c.name = name.strip()
     if description is not None: c.desc = description
     if due is not None: c.due = due
@@ -368,7 +368,7 @@ def archive_card(s: TrelloState,
                 ) -> dict:
     "Archive (close) a card."
     b = _board(s, boardId) if boardId else None
-    c = s.cards[_card(s, cardId, b, open_=True).id]
+    c = writable(s, "cards", _card(s, cardId, b, open_=True).id)
     c.closed, c.dateLastActivity = True, s.tick()
     _log(s, c.idBoard, "updateCard:closed", card=c.id)
     return c.model_dump()
@@ -385,7 +385,7 @@ def move_card(s: TrelloState,
     b = _board(s, boardId) if boardId else None
     l = _list(s, listId, b)
     p = _pos(s, l.id, pos, skip=c.id)
-    c = s.cards[c.id]
+    c = writable(s, "cards", c.id)
     if l.idBoard != c.idBoard: c.idLabels = []
     c.idList, c.idBoard, c.pos, c.dateLastActivity = l.id, l.idBoard, p, s.tick()
     _log(s, l.idBoard, "updateCard:idList", card=c.id, list=l.id)
@@ -408,10 +408,10 @@ def add_comment(s: TrelloState,
     c = _card(s, cardId, open_=True)
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")
     i = s.new_id("cmt")
-    s.comments[i] = Comment(id=i, idCard=c.id, idMemberCreator=s.me, text=text, date=s.tick())
-    s.cards[c.id].dateLastActivity = s.now()
+    put(s, "comments", i, Comment(id=i, idCard=c.id, idMemberCreator=s.me, text=text, date=s.tick()))
+    writable(s, "cards", c.id).dateLastActivity = s.now()
     _log(s, c.idBoard, "commentCard", card=c.id, comment=i)
-    return s.comments[i].model_dump()
+    return read(s, "comments", i).model_dump()
 
 def _own_comment(s: TrelloState, commentId: str) -> Comment:
     m = find(s, "comments", commentId, "comment", "commentId")
@@ -426,7 +426,7 @@ def update_comment(s: TrelloState,
     "Change the text of one of your comments."
     m = _own_comment(s, commentId)
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")
-    m = s.comments[m.id]; m.text = text
+    m = writable(s, "comments", m.id); m.text = text
     _log(s, read(s, "cards", m.idCard).idBoard, "updateComment", comment=m.id)
     return m.model_dump()
 
@@ -436,7 +436,7 @@ def delete_comment(s: TrelloState,
                   ) -> dict:
     "Delete one of your comments."
     m = _own_comment(s, commentId)
-    del s.comments[m.id]
+    remove(s, "comments", m.id)
     _log(s, read(s, "cards", m.idCard).idBoard, "deleteComment", comment=m.id)
     return {"deleted": m.id}
 
@@ -471,7 +471,7 @@ def assign_member_to_card(s: TrelloState,
     find(s, "members", memberId, "member", "memberId")
     if memberId not in read(s, "boards", c.idBoard).idMembers: raise ToolError(422, f"member {memberId!r} is not on the card's board", "memberId")
     if memberId in c.idMembers: raise ToolError(409, f"member {memberId!r} is already on card {cardId!r}", "memberId")
-    c = s.cards[c.id]; c.idMembers = c.idMembers + [memberId]; c.dateLastActivity = s.tick()
+    c = writable(s, "cards", c.id); c.idMembers = c.idMembers + [memberId]; c.dateLastActivity = s.tick()
     _log(s, c.idBoard, "addMemberToCard", card=c.id, member=memberId)
     return c.model_dump()
 
@@ -483,7 +483,7 @@ def remove_member_from_card(s: TrelloState,
     "Remove a member from a card."
     c = _card(s, cardId, open_=True)
     if memberId not in c.idMembers: raise ToolError(404, f"member {memberId!r} is not on card {cardId!r}", "memberId")
-    c = s.cards[c.id]; c.idMembers = [m for m in c.idMembers if m != memberId]; c.dateLastActivity = s.tick()
+    c = writable(s, "cards", c.id); c.idMembers = [m for m in c.idMembers if m != memberId]; c.dateLastActivity = s.tick()
     _log(s, c.idBoard, "removeMemberFromCard", card=c.id, member=memberId)
     return c.model_dump()
 
@@ -511,9 +511,9 @@ def create_label(s: TrelloState,
     if any(l.idBoard == b.id and l.name.lower() == name.strip().lower() for l in scan(s, "labels")):
         raise ToolError(409, f"board {b.id} already has a label named {name.strip()!r}", "name")
     i = s.new_id("label")
-    s.labels[i] = Label(id=i, idBoard=b.id, name=name.strip(), color=_color(color))
+    put(s, "labels", i, Label(id=i, idBoard=b.id, name=name.strip(), color=_color(color)))
     _log(s, b.id, "createLabel", label=i)
-    return s.labels[i].model_dump()
+    return read(s, "labels", i).model_dump()
 
 @service.tool
 def update_label(s: TrelloState,
@@ -529,7 +529,7 @@ def update_label(s: TrelloState,
         if any(x.idBoard == l.idBoard and x.id != l.id and x.name.lower() == name.strip().lower() for x in scan(s, "labels")):
             raise ToolError(409, f"board {l.idBoard} already has a label named {name.strip()!r}", "name")
     _color(color)
-    l = s.labels[l.id]
+    l = writable(s, "labels", l.id)
     if name is not None: l.name = name.strip()
     if color is not None: l.color = color
     _log(s, l.idBoard, "updateLabel", label=l.id)
@@ -541,9 +541,9 @@ def delete_label(s: TrelloState,
                 ) -> dict:
     "Delete a label and remove it from every card."
     l = find(s, "labels", labelId, "label", "labelId")
-    del s.labels[l.id]
+    remove(s, "labels", l.id)
     for k in [c.id for c in scan(s, "cards") if l.id in c.idLabels]:
-        s.cards[k].idLabels = [x for x in s.cards[k].idLabels if x != l.id]
+        writable(s, "cards", k).idLabels = [x for x in read(s, "cards", k).idLabels if x != l.id]
     _log(s, l.idBoard, "deleteLabel", label=l.id)
     return {"deleted": l.id}
 
@@ -569,9 +569,9 @@ def create_checklist(s: TrelloState,
     if any(k.idCard == c.id and k.name == name.strip() for k in scan(s, "checklists")):
         raise ToolError(409, f"card {cardId!r} already has a checklist named {name.strip()!r}", "name")
     i = s.new_id("chk")
-    s.checklists[i] = Checklist(id=i, idCard=c.id, idBoard=c.idBoard, name=name.strip())
+    put(s, "checklists", i, Checklist(id=i, idCard=c.id, idBoard=c.idBoard, name=name.strip()))
     _log(s, c.idBoard, "addChecklistToCard", card=c.id, checklist=i)
-    return s.checklists[i].model_dump()
+    return read(s, "checklists", i).model_dump()
 
 @service.tool
 def add_checklist_item(s: TrelloState,
@@ -583,7 +583,7 @@ def add_checklist_item(s: TrelloState,
     "Add an item at the end of a checklist found by name."
     k = _checklist(s, checkListName, cardId, boardId, "checkListName")
     if not text.strip(): raise ToolError(422, "text must not be empty", "text")
-    k = s.checklists[k.id]
+    k = writable(s, "checklists", k.id)
     item = CheckItem(id=s.new_id("item"), name=text.strip(), pos=(k.checkItems[-1].pos if k.checkItems else 0.0) + 1024.0)
     k.checkItems = k.checkItems + [item]
     _log(s, k.idBoard, "updateCheckItem", checklist=k.id, item=item.id)
@@ -643,51 +643,51 @@ def _build(seed: int) -> TrelloState:
     w, rng, fk = make_world(seed), service_rng("trello", seed), service_faker("trello", seed)
     s = TrelloState(seed=seed)
     for p in w.people:
-        mid = _hex(rng); s.members[mid] = Member(id=mid, fullName=p.name, username=p.handle.replace(".", ""), email=p.email)
-    s.me = next(iter(s.members))
-    members = list(s.members)
+        mid = _hex(rng); put(s, "members", mid, Member(id=mid, fullName=p.name, username=p.handle.replace(".", ""), email=p.email))
+    s.me = next(iter(ids(s, "members")))
+    members = list(ids(s, "members"))
     wss = []
     for nm in (w.company, f"{w.company} Ops"):
-        wid = _hex(rng); s.workspaces[wid] = Workspace(id=wid, name=nm.lower().replace(" ", "").replace(",", "")[:30], displayName=nm); wss.append(wid)
+        wid = _hex(rng); put(s, "workspaces", wid, Workspace(id=wid, name=nm.lower().replace(" ", "").replace(",", "")[:30], displayName=nm)); wss.append(wid)
     def when(lo=1, hi=120): return iso(EPOCH - timedelta(minutes=rng.randint(lo * 1440, hi * 1440)))
     for bi, (bname, lnames) in enumerate(_BOARDS):
         bid = _hex(rng)
         bm = [s.me] + rng.sample(members[1:], 6)
-        s.boards[bid] = Board(id=bid, name=bname, desc=fk.sentence(nb_words=10), idOrganization=wss[bi % 2], idMembers=bm,
-                              url=f"https://trello.com/b/{bid[:8]}")
+        put(s, "boards", bid, Board(id=bid, name=bname, desc=fk.sentence(nb_words=10), idOrganization=wss[bi % 2], idMembers=bm,
+                              url=f"https://trello.com/b/{bid[:8]}"))
         labs = []
         for ln, col in _LABELS:
-            lid = _hex(rng); s.labels[lid] = Label(id=lid, idBoard=bid, name=ln, color=col); labs.append(lid)
+            lid = _hex(rng); put(s, "labels", lid, Label(id=lid, idBoard=bid, name=ln, color=col)); labs.append(lid)
         for li, ln in enumerate(lnames):
-            lid = _hex(rng); s.lists[lid] = TList(id=lid, name=ln, idBoard=bid, pos=1024.0 * (li + 1))
+            lid = _hex(rng); put(s, "lists", lid, TList(id=lid, name=ln, idBoard=bid, pos=1024.0 * (li + 1)))
             for ci in range(rng.randint(6, 12)):
                 cid = _hex(rng)
                 t = when()
                 topic = rng.choice(w.topics)
-                s.cards[cid] = Card(id=cid, name=f"{rng.choice(['Draft', 'Review', 'Plan', 'Fix', 'Update', 'Prepare', 'Research'])} {topic}",
+                put(s, "cards", cid, Card(id=cid, name=f"{rng.choice(['Draft', 'Review', 'Plan', 'Fix', 'Update', 'Prepare', 'Research'])} {topic}",
                                     desc=fk.paragraph(nb_sentences=2), idList=lid, idBoard=bid, pos=1024.0 * (ci + 1),
                                     closed=rng.random() < 0.05, due=iso(EPOCH + timedelta(days=rng.randint(-20, 60))) if rng.random() < 0.5 else None,
                                     dueComplete=rng.random() < 0.2, idLabels=rng.sample(labs, rng.randint(0, 2)),
-                                    idMembers=rng.sample(bm, rng.randint(0, 2)), dateLastActivity=t)
+                                    idMembers=rng.sample(bm, rng.randint(0, 2)), dateLastActivity=t))
                 aid = _hex(rng)
-                s.actions[aid] = Action(id=aid, type="createCard", date=t, idBoard=bid, idMemberCreator=rng.choice(bm), data={"card": cid, "list": lid})
-    cards = list(s.cards.values())
+                put(s, "actions", aid, Action(id=aid, type="createCard", date=t, idBoard=bid, idMemberCreator=rng.choice(bm), data={"card": cid, "list": lid}))
+    cards = list(scan(s, "cards"))
     for _ in range(150):
         c = rng.choice(cards)
-        b = s.boards[c.idBoard]
+        b = read(s, "boards", c.idBoard)
         mid, t = _hex(rng), when(0, 60)
         who = rng.choice(b.idMembers)
-        s.comments[mid] = Comment(id=mid, idCard=c.id, idMemberCreator=who, text=fk.sentence(nb_words=12), date=t)
-        aid = _hex(rng); s.actions[aid] = Action(id=aid, type="commentCard", date=t, idBoard=b.id, idMemberCreator=who, data={"card": c.id, "comment": mid})
+        put(s, "comments", mid, Comment(id=mid, idCard=c.id, idMemberCreator=who, text=fk.sentence(nb_words=12), date=t))
+        aid = _hex(rng); put(s, "actions", aid, Action(id=aid, type="commentCard", date=t, idBoard=b.id, idMemberCreator=who, data={"card": c.id, "comment": mid}))
     for c in rng.sample(cards, 40):
         kid = _hex(rng)
-        s.checklists[kid] = Checklist(id=kid, idCard=c.id, idBoard=c.idBoard, name=rng.choice(["Acceptance Criteria", "Launch", "Steps", "QA"]),
+        put(s, "checklists", kid, Checklist(id=kid, idCard=c.id, idBoard=c.idBoard, name=rng.choice(["Acceptance Criteria", "Launch", "Steps", "QA"]),
                                       checkItems=[CheckItem(id=_hex(rng), name=fk.bs(), state=rng.choice(["complete", "incomplete"]), pos=1024.0 * (j + 1))
-                                                  for j in range(rng.randint(2, 6))])
+                                                  for j in range(rng.randint(2, 6))]))
     for _ in range(120):
         c = rng.choice(cards); t = when(0, 90)
-        aid = _hex(rng); s.actions[aid] = Action(id=aid, type="updateCard", date=t, idBoard=c.idBoard, idMemberCreator=rng.choice(s.boards[c.idBoard].idMembers), data={"card": c.id})
-    s.active_board = next(iter(s.boards))
+        aid = _hex(rng); put(s, "actions", aid, Action(id=aid, type="updateCard", date=t, idBoard=c.idBoard, idMemberCreator=rng.choice(read(s, "boards", c.idBoard).idMembers), data={"card": c.id}))
+    s.active_board = next(iter(ids(s, "boards")))
     s.active_workspace = wss[0]
     return s
 
@@ -699,13 +699,13 @@ _PHRASE = {"key": "the project code on that card", "place": "the venue on that c
 def read_step(ctx, value, kind, nxt, what):
     "Plant a card titled after `value` whose description gives the next fact; the agent finds and opens it."
     s = ctx.state("trello")
-    board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))
-    lst = sorted((l for l in s.lists.values() if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))[0]
+    board = read(s, "boards", s.active_board) if s.active_board else next(iter(scan(s, "boards")))
+    lst = sorted((l for l in scan(s, "lists") if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))[0]
     cid = ctx.plant_id("card")
     line = f"Project code: {nxt}" if kind == "key" else f"Venue: {nxt}"
     def plant(st: TrelloState):
-        st.cards[cid] = Card(id=cid, name=f"Kickoff: {value}", desc=f"{line}. Details to follow.", idList=lst.id, idBoard=board.id,
-                             pos=0.5, dateLastActivity=iso(EPOCH - timedelta(hours=5)))
+        put(st, "cards", cid, Card(id=cid, name=f"Kickoff: {value}", desc=f"{line}. Details to follow.", idList=lst.id, idBoard=board.id,
+                             pos=0.5, dateLastActivity=iso(EPOCH - timedelta(hours=5))))
     ctx.plant("trello", plant)
     found = ctx.call("get_cards_by_list_id", listId=lst.id, boardId=board.id, nameFilter=str(value))
     got = ctx.call("get_card", cardId=found[0]["id"])
@@ -717,8 +717,8 @@ def read_step(ctx, value, kind, nxt, what):
 def card_step(ctx, value, want):
     "Add a card whose description carries `value`."
     s = ctx.state("trello")
-    board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))
-    lst = sorted((l for l in s.lists.values() if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))[0]
+    board = read(s, "boards", s.active_board) if s.active_board else next(iter(scan(s, "boards")))
+    lst = sorted((l for l in scan(s, "lists") if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))[0]
     title = ctx.label("Follow-up")
     ctx.call("add_card_to_list", listId=lst.id, boardId=board.id, name=title, description=f"Details: {value}")
     crit = [ctx.criterion("cards", {"name": title}, "desc", "contains", str(value)),
@@ -731,8 +731,8 @@ def card_step(ctx, value, want):
 from compoworld_nb.steps import add_beat
 
 def _first_list(s: TrelloState):
-    board = s.boards[s.active_board] if s.active_board else next(iter(s.boards.values()))
-    return board, sorted((l for l in s.lists.values() if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))
+    board = read(s, "boards", s.active_board) if s.active_board else next(iter(scan(s, "boards")))
+    return board, sorted((l for l in scan(s, "lists") if l.idBoard == board.id and not l.closed), key=lambda l: (l.pos, l.id))
 
 @add_beat(service, "doc")
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
@@ -740,8 +740,8 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     board, lists = _first_list(ctx.state("trello"))
     lst, cid = lists[0], ctx.plant_id("card")
     def plant(st: TrelloState):
-        st.cards[cid] = Card(id=cid, name=title, desc=body, idList=lst.id, idBoard=board.id, pos=0.5,
-                             dateLastActivity=iso(EPOCH - timedelta(hours=5)))
+        put(st, "cards", cid, Card(id=cid, name=title, desc=body, idList=lst.id, idBoard=board.id, pos=0.5,
+                             dateLastActivity=iso(EPOCH - timedelta(hours=5))))
     ctx.plant("trello", plant)
     found = ctx.call("get_cards_by_list_id", listId=lst.id, boardId=board.id, nameFilter=title)
     got = ctx.call("get_card", cardId=found[0]["id"])

@@ -17,7 +17,7 @@ from typing import Optional
 from compoworld_nb.core import EPOCH, ToolError
 from compoworld_nb.service import Record, State, Service
 from compoworld_nb.steps import Visit, add_step
-from compoworld_nb.state import scan
+from compoworld_nb.state import scan, put
 from .world import make_world, iso, haversine_km, service_rng, stable_int, US_STATES
 
 COVER_KM = 15.0
@@ -155,8 +155,8 @@ def _build(seed: int) -> WeatherState:
     s = WeatherState(seed=seed)
     for p in w.places:
         i = s.new_id("fc")
-        s.forecasts[i] = Forecast(id=i, place=p.label, latitude=p.lat, longitude=p.lng, state=p.state,
-                                  updated=iso(EPOCH - timedelta(minutes=47)), periods=_periods(rng, p.lat))
+        put(s, "forecasts", i, Forecast(id=i, place=p.label, latitude=p.lat, longitude=p.lng, state=p.state,
+                                  updated=iso(EPOCH - timedelta(minutes=47)), periods=_periods(rng, p.lat)))
     states = sorted({p.state for p in w.places})
     others = sorted(set(US_STATES) - set(states))
     for k in range(8):
@@ -166,8 +166,8 @@ def _build(seed: int) -> WeatherState:
         area = f"{towns[0]} and surrounding areas" if towns else f"Central {US_STATES[st]}"
         i = s.new_id("al")
         onset = EPOCH - timedelta(hours=rng.randint(1, 12))
-        s.alerts[i] = Alert(id=i, state=st, event=event, area=area, severity=sev, description=desc, instructions=instr,
-                            onset=iso(onset), expires=iso(onset + timedelta(hours=rng.randint(18, 48))))
+        put(s, "alerts", i, Alert(id=i, state=st, event=event, area=area, severity=sev, description=desc, instructions=instr,
+                            onset=iso(onset), expires=iso(onset + timedelta(hours=rng.randint(18, 48)))))
     return s
 
 
@@ -181,8 +181,8 @@ def forecast_step(ctx, value, want):
         rng = service_rng("weather-plant", stable_int(value))
         periods = _periods(rng, lat)
         def plant(s: WeatherState):
-            s.forecasts[fid] = Forecast(id=fid, place=str(value), latitude=lat, longitude=lng,
-                                        updated=iso(EPOCH - timedelta(minutes=47)), periods=periods)
+            put(s, "forecasts", fid, Forecast(id=fid, place=str(value), latitude=lat, longitude=lng,
+                                        updated=iso(EPOCH - timedelta(minutes=47)), periods=periods))
             return fid
         ctx.plant("weather", plant)
     got = ctx.call("get_forecast", latitude=lat, longitude=lng)
@@ -209,8 +209,8 @@ def alerts_step(ctx, value, want):
         onset = EPOCH - timedelta(hours=ctx.rng.randint(1, 12))
         area = f"{str(value).rsplit(',', 1)[0].strip()} and surrounding areas"
         def plant(s):
-            s.alerts[aid] = Alert(id=aid, state=code, event=event, area=area, severity=sev, description=desc,
-                                          instructions=instr, onset=iso(onset), expires=iso(onset + timedelta(hours=36)))
+            put(s, "alerts", aid, Alert(id=aid, state=code, event=event, area=area, severity=sev, description=desc,
+                                          instructions=instr, onset=iso(onset), expires=iso(onset + timedelta(hours=36))))
             return aid
         ctx.plant("weather", plant)
     got = ctx.call("get_alerts", state=code)
@@ -234,7 +234,7 @@ def forecast_beat(ctx, coords: str) -> dict:
         fid = ctx.plant_id("fc")
         periods = _periods(service_rng("weather-plant", stable_int(coords)), lat)
         def plant(s: WeatherState):
-            s.forecasts[fid] = Forecast(id=fid, place=coords, latitude=lat, longitude=lng, updated=iso(EPOCH - timedelta(minutes=47)), periods=periods)
+            put(s, "forecasts", fid, Forecast(id=fid, place=coords, latitude=lat, longitude=lng, updated=iso(EPOCH - timedelta(minutes=47)), periods=periods))
         ctx.plant("weather", plant)
     got = ctx.call("get_forecast", latitude=lat, longitude=lng)
     p = got["periods"][0]

@@ -164,3 +164,44 @@ def test_the_hash_is_canonical_and_order_free():
                 ShopState(items={"x": Item(id="x", qty=1), "z": Item(id="y", qty=2)}), ShopState(seed=1, items=dict(a.items))]
     hs = [state_digest(v) for v in variants]
     assert len(set(hs + [state_digest(a)])) == len(variants) + 1 and hs == [state_hash(digest_form(v)) for v in variants]
+
+
+# --- service code reaches records only through the helpers --------------------------------------------
+_READERS = {"len", "list", "sorted", "iter", "next", "set", "dict", "tuple", "sum", "any", "all", "max", "min", "enumerate", "zip", "reversed"}
+
+def _raw_collection_uses(src: str, cols: set) -> list:
+    """`(line, text)` of every place `src` reads or writes a state's record collection directly (`s.coll[k]`,
+    `s.coll.get/values/items/keys/pop(...)`, `k in s.coll`, iterating it, `len(s.coll)`, ...). A state is a parameter
+    annotated with a `...State` class, a name bound to `XState(...)` or to `ctx.state(...)`."""
+    import ast
+    tree = ast.parse(src)
+    parent = {c: p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    out = []
+    for fn in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.Lambda))):
+        names = set()
+        if isinstance(fn, ast.FunctionDef):
+            for a in fn.args.args + fn.args.kwonlyargs:
+                ann = a.annotation
+                if ann is not None and ast.unparse(ann).split(".")[-1].endswith("State"): names.add(a.arg)
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call):
+                    f = ast.unparse(n.value.func)
+                    if f.endswith("State") or f.endswith(".state"): names |= {t.id for t in n.targets if isinstance(t, ast.Name)}
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Attribute) and n.attr in cols and isinstance(n.value, ast.Name) and n.value.id in names): continue
+            p = parent.get(n)
+            raw = (isinstance(p, ast.Subscript) and p.value is n or isinstance(p, ast.Attribute)
+                   or isinstance(p, ast.Compare) and n in p.comparators or isinstance(p, (ast.For, ast.comprehension)) and p.iter is n
+                   or isinstance(p, ast.Call) and n in p.args and isinstance(p.func, ast.Name) and p.func.id in _READERS)
+            if raw: out.append((n.lineno, ast.get_source_segment(src, p)))
+    return sorted(set(out))
+
+
+def test_services_reach_records_only_through_the_helpers():
+    "Every sample service reads and writes its records with `read`/`find`/`scan`/`entries`/`writable`/`put`/`remove` (issue 19), never through the collection itself."
+    import pathlib, sample_services
+    cols = {c for svc in LIB.values() for c in svc.state_cls.collection_names()}
+    found = {p.name: _raw_collection_uses(p.read_text(), cols) for p in sorted(pathlib.Path(sample_services.__file__).parent.glob("*.py"))}
+    assert {k: v for k, v in found.items() if v} == {}
+    probe = "def f(s: XState, k):\n    a = s.users[k]; b = s.users.get(k); c = k in s.users; d = len(s.users)\n    for u in s.users: pass\n    return read(s, 'users', k), s.seed\n"
+    assert [l for l, _ in _raw_collection_uses(probe, {"users"})] == [2, 2, 2, 2, 3]
