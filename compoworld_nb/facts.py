@@ -19,7 +19,7 @@ __all__ = ['has_token', 'fact_like', 'tokens', 'Facts', 'facts_of', 'union', 'st
 _TOK = re.compile(r"[A-Za-z0-9][\w.@:+/#'&-]*[A-Za-z0-9]|[A-Za-z0-9]")
 _ISO_DT = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$")
 _NUMTOK = re.compile(r"\d[\d,]*(?:\.\d+)?")
-_QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"\s][^\"]*)\"")
+_QUOTED = re.compile(r"(?<!\w)'([^'\s][^']*)'(?!\w)|(?<!\w)\"([^\"\s][^\"]*)\"(?!\w)")   # a quote opens and closes at a word's edge (not a possessive's ')
 
 def has_token(text: str, value: str) -> bool:
     "`rubric.text_contains` without a regex per call: `value` occurs in `text` not inside a longer word or number."
