@@ -20,7 +20,7 @@ from .state import _collection_set   # re-exported: states, records and their he
 __all__ = ['ARG_LIMITS', 'CALL_BUDGET_S', 'Tool', 'make_tool', 'to_jsonable', 'bound_arguments', 'call_deadline',
            'check_deadline', 'check_arguments', 'Service']
 
-# %% ../nbs/02_service.ipynb #1cff99db
+# %% ../nbs/02_service.ipynb #6340c859
 def _clean_schema(s: dict, required: set) -> dict:
     "Drop pydantic titles; an optional argument (default None) is shown as its non-null type."
     s = json.loads(json.dumps(s))
@@ -42,6 +42,7 @@ def _clean_schema(s: dict, required: set) -> dict:
     s.setdefault("required", [])
     return s
 
+# %% ../nbs/02_service.ipynb #492e27ba
 @dataclass
 class Tool:
     "One tool of a service: its name, function, argument model and OpenAI schema."
@@ -77,7 +78,7 @@ def make_tool(fn: Callable, name: str | None = None, read_only: bool = False, si
     desc = inspect.cleandoc(fn.__doc__ or "").split("\n\n")[0].replace("\n", " ")
     return Tool(name or fn.__name__, fn, desc, model, _clean_schema(model.model_json_schema(), required), read_only, simulated)
 
-# %% ../nbs/02_service.ipynb #01c408ba
+# %% ../nbs/02_service.ipynb #ceb0d78a
 def to_jsonable(o: Any) -> Any:
     "Observation data as plain JSON values (pydantic models dumped in JSON mode)."
     if isinstance(o, BaseModel): return o.model_dump(mode="json")
@@ -92,6 +93,7 @@ def _validation_message(e: ValidationError) -> tuple[str, str | None]:
     if x["type"] == "missing": return f"missing required argument {arg!r}", arg
     return f"argument {arg!r}: {x['msg']} (got {(r := repr(x.get('input')))[:80]}{'…' if len(r) > 80 else ''})", arg
 
+# %% ../nbs/02_service.ipynb #24edca1d
 ARG_LIMITS = {"depth": 32,          # nesting of lists/objects inside one call's arguments
               "items": 10_000,      # values (list items, object members, leaves) in one call's arguments
               "chars": 100_000,     # characters of one string (a key or a value)
@@ -143,6 +145,7 @@ def _finite(x) -> bool:
         elif t is list or t is tuple: todo.extend(v)
     return True
 
+# %% ../nbs/02_service.ipynb #cf827f9f
 _DEADLINE = threading.local()
 
 def call_deadline() -> float | None:
@@ -154,6 +157,7 @@ def check_deadline() -> None:
     at = getattr(_DEADLINE, "at", None)
     if at is not None and time.monotonic() > at: raise ToolError(504, f"the call ran past its time budget of {CALL_BUDGET_S:g} s")
 
+# %% ../nbs/02_service.ipynb #d244fd36
 def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
     "Validate `args` for `tool` per the Arguments contract: returns `(kwargs, None)` or `(None, 400 observation)`."
     if args is None or (isinstance(args, str) and args.strip() == ""):
@@ -173,6 +177,7 @@ def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
         msg, arg = _validation_message(e); return None, err(400, msg, arg)
     return {k: getattr(m, k) for k in tool.args_model.model_fields}, None
 
+# %% ../nbs/02_service.ipynb #050fe422
 class Service:
     "A service E_i: name, domain, state model, tools, seeded fixture; `steps` holds the author's step templates (`compoworld_nb.steps` registers them)."
     def __init__(self, name: str, domain: str, state: type[State], description: str = "", spec: str | None = None):
