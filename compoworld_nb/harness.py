@@ -21,8 +21,8 @@ from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment', 'tool_schema',
-           'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
+__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment', 'shown_observation',
+           'tool_schema', 'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
 def compact_signature(name: str, parameters: dict) -> str:
@@ -34,7 +34,7 @@ def compact_signature(name: str, parameters: dict) -> str:
 # %% ../nbs/13_harness.ipynb #3a3b65dd
 class TaskEnvironment:
     """The one episode environment of the four meta-tools over a task set, a plain TRL/OpenEnv environment.
-    Public methods: `reset`, the four meta-tools (text in, canonical-JSON observation text out, cut to `obs_chars`) and
+    Public methods: `reset`, the four meta-tools (text in, canonical-JSON observation text out, summarised within `obs_chars`) and
     `get_reward`; `GRPOTrainer(environment_factory=...)` offers a model exactly these, and `META_TOOLS` is generated
     from them. The harness side is underscored so no model sees it: `_step(name, arguments)` (one decoded call,
     dispatched and recorded; the observation as a dict; never raises), `_record`, `_joint_hash`, `_criteria(answer)`
@@ -93,11 +93,37 @@ def _call_tool(self, tool: str, arguments: Any = None) -> dict:
     "Run `tool` on the current joint state (E_C's pure call, Eq. 1): the state moves to s', the observation comes back."
     self.js, o = self.env.call(self.js, tool, arguments); return o
 
+# %% ../nbs/13_harness.ipynb #c97b9a8c
+_CAPS = (400, 200, 120, 80, 48, 32)   # string lengths tried, loosest first
+_KEEP = (16, 8, 4, 2, 1)              # list lengths tried once strings are at the tightest cap
+
+def _summarised(x: Any, cap: int, keep: int | None) -> Any:
+    "`x` with every string longer than `cap` shortened to `cap` characters + '…' and (keep given) every list longer than `keep` to its first `keep` items + '…(k more)'."
+    if isinstance(x, str): return x if len(x) <= cap else x[:cap] + "…"
+    if isinstance(x, dict): return {k: _summarised(v, cap, keep) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        out = [_summarised(v, cap, keep) for v in (x if keep is None else x[:keep])]
+        return out + [f"…({len(x) - keep} more)"] if keep is not None and len(x) > keep else out
+    return x
+
+def shown_observation(obs: dict,  # an observation envelope (`{"ok": ..., "data"/"error": ...}`)
+                      obs_chars: int = 600,  # the longest text a model reads, in characters
+                     ) -> str:
+    """The observation as a model reads it: its canonical JSON when that has at most `obs_chars` characters; else the
+    loosest summary that fits (long strings shortened, then long lists kept to their first items, `_CAPS`/`_KEEP`),
+    still JSON; only when nothing fits, the tightest summary cut at `obs_chars`."""
+    text = canonical_json(obs)
+    if len(text) <= obs_chars: return text
+    for cap, keep in [(c, None) for c in _CAPS] + [(_CAPS[-1], k) for k in _KEEP]:
+        text = canonical_json(_summarised(obs, cap, keep))
+        if len(text) <= obs_chars: return text
+    return text[:obs_chars]
+
 # %% ../nbs/13_harness.ipynb #965baac6
 @patch_to(TaskEnvironment)
 def _obs(self, name: str, args: dict) -> str:
-    "The recorded step's observation as canonical JSON, cut to `obs_chars`: what a model reads."
-    return canonical_json(self._step(name, args))[: self.obs_chars]
+    "The recorded step's observation as a model reads it: `shown_observation` within `obs_chars`."
+    return shown_observation(self._step(name, args), self.obs_chars)
 
 @patch_to(TaskEnvironment)
 def list_services(self) -> str:
@@ -302,7 +328,7 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
                 args, o = decode_arguments(raw)
             if o is None: o = env._step(name, args, lat)
             else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)
-            messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": canonical_json(o)[:obs_chars]})
+            messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": shown_observation(o, obs_chars)})
             n += 1
     b = env._criteria(answer)
     r = rewards.reward_table([b], ["uniform", "success"], weights=task.v.weights())   # a group of one (rewards.py)

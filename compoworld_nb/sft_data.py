@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from .core import canonical_json
 
 from .policies import _tc
-from .harness import run_episode, TaskEnvironment, SYSTEM_PROMPT
+from .harness import run_episode, shown_observation, TaskEnvironment, SYSTEM_PROMPT
 from .task import Task
 from .trajectory import Trajectory
 
@@ -79,9 +79,18 @@ def identifiers(value) -> list[str]:
     words = (w.strip(".-+:") for w in _WORD.findall(value))
     return [w for w in words if w and _IDENT.search(w)]
 
+_DECIMAL = re.compile(r"\d+\.\d+")
+
+def _seen(word: str, ctx: str) -> bool:
+    "Whether identifier `word` is in the shown text `ctx`, or is a decimal number of `ctx` rounded to fewer places (28.9005 from 28.90054)."
+    if word.lower() in ctx: return True
+    if not _DECIMAL.fullmatch(word): return False
+    d = len(word.split(".")[1])
+    return any(len(x.split(".")[1]) > d and round(float(x), d) == float(word) for x in _DECIMAL.findall(ctx))
+
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
                  ) -> list[dict]:
-    "Identifiers in assistant `call_tool` arguments that appear nowhere in the system/user/tool turns before them: `[{'turn', 'tool', 'value'}]`."
+    "Identifiers in assistant `call_tool` arguments that appear nowhere in the system/user/tool turns before them (a decimal may be a shown one rounded): `[{'turn', 'tool', 'value'}]`."
     ctx, out = "", []
     for i, m in enumerate(messages):
         if m.get("role") in ("system", "user", "tool"): ctx += "\n" + _shown(str(m.get("content") or "")); continue
@@ -93,7 +102,7 @@ def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observ
                 except ValueError: continue               # malformed: the harness answered it with a 400 already
             inner = args.get("arguments") if isinstance(args, dict) and f.get("name") == "call_tool" else None
             for v in _leaves(inner or {}):
-                out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in identifiers(v) if w.lower() not in ctx]
+                out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in identifiers(v) if not _seen(w, ctx)]
     return out
 
 # %% ../nbs/16_sft_data.ipynb #666b31ca
@@ -111,27 +120,27 @@ def _read_calls(service, name: str, words: list[str]) -> list[dict]:
 
 def revealing_reference(task: Task,  # the task whose reference is walked
                         library: dict,  # the service library
-                        obs_chars: int = 600,  # observations as the policy sees them (cut as in `run_episode`)
+                        obs_chars: int = 600,  # observations as the policy sees them (`harness.shown_observation`, as in `run_episode`)
                        ) -> list[dict]:
-    "The task's reference calls with read-only calls inserted before any call whose identifiers no earlier observation (cut to `obs_chars`) showed, where a read shows them."
+    "The task's reference calls with read-only calls inserted before any call whose identifiers no earlier observation (as shown within `obs_chars`) showed, where a read shows them."
     env = TaskEnvironment(task, library)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
     for c in task.reference:
         args = c.get("arguments") or {}
-        missing = [w for v in _leaves(args) for w in identifiers(v) if w.lower() not in ctx]
+        missing = [w for v in _leaves(args) for w in identifiers(v) if not _seen(w, ctx)]
         if missing:
             svc = c["tool"].split(".", 1)[0]
             words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
             words = list(dict.fromkeys(w for w in words + identifiers(task.u) if len(w) > 2 and w.lower() in ctx))
             for r in _read_calls(env.env.services[svc], svc, words):
                 _, o = env.env.call(env.js, r["tool"], r["arguments"])
-                seen = _shown(canonical_json(o)[:obs_chars]) if o.get("ok") else ""
+                seen = _shown(shown_observation(o, obs_chars)) if o.get("ok") else ""
                 if any(w.lower() in seen for w in missing):
                     out.append(r); ctx += "\n" + seen
-                    missing = [w for w in missing if w.lower() not in ctx]
+                    missing = [w for w in missing if not _seen(w, ctx)]
                     if not missing: break
         env.js, o = env.env.call(env.js, c["tool"], args)
-        ctx += "\n" + _shown(canonical_json(o)[:obs_chars]); out.append(c)
+        ctx += "\n" + _shown(shown_observation(o, obs_chars)); out.append(c)
     return out
 
 
@@ -151,7 +160,7 @@ def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                      policy_factory: Callable[[], Any] | None = None,  # () -> policy; None: the discovering replay of `revealing_reference`
                      n: int = 1,  # rollouts per task (1 for a deterministic replay)
                      seed: int = 0, max_steps: int | None = None,  # episode cap; None: long enough for the plan
-                     obs_chars: int = 600,  # observations are shown cut to this many characters (as in `run_episode`)
+                     obs_chars: int = 600,  # observations are shown within this many characters (`harness.shown_observation`, as in `run_episode`)
                     ) -> tuple[list[Trajectory], dict]:
     "Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`."
     refs = {t.id: revealing_reference(t, library, obs_chars) for t in tasks} if policy_factory is None else {}
