@@ -1,4 +1,4 @@
-"""The programmatic author: sample C and a walk, chain the services' step templates through typed facts, plant what each step must find (and decoys), probe, derive collateral criteria from plausible mistakes, and submit an admitted task.
+"""One concept in one long module (the programmatic author, whose stages are one generator): The programmatic author: sample C and a walk, chain the services' step templates through typed facts, plant what each step must find (and decoys), probe, derive collateral criteria from plausible mistakes, and submit an admitted task.
 
 Docs: https://compoworld.github.io/compoworld_nb/author.html.md"""
 

@@ -1,4 +1,4 @@
-"""The `compoworld` console script and the main job, `compoworld demo`: tasks → rollouts → rewards → SFT → GRPO → evaluation → report.
+"""One concept in one long module (the command line: every subcommand's arguments, checks and handler): The `compoworld` console script and the main job, `compoworld demo`: tasks → rollouts → rewards → SFT → GRPO → evaluation → report.
 
 Docs: https://compoworld.github.io/compoworld_nb/cli.html.md"""
 

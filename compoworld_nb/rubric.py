@@ -1,4 +1,4 @@
-"""Declarative, JSON-serialisable rubric criteria over the final joint state and the final answer; the verifier v.
+"""One concept in one long module (the rubric: criteria, their operators and the one scorer): Declarative, JSON-serialisable rubric criteria over the final joint state and the final answer; the verifier v.
 
 Docs: https://compoworld.github.io/compoworld_nb/rubric.html.md"""
 

@@ -1,4 +1,4 @@
-"""Real MCP tool specifications: load them, import them into the unified OpenAI function-calling format without silent loss, scaffold a runnable service from a spec, and check a service against its spec.
+"""One concept in one long module (MCP tool specifications, from loading to checking a service against one): Real MCP tool specifications: load them, import them into the unified OpenAI function-calling format without silent loss, scaffold a runnable service from a spec, and check a service against its spec.
 
 Docs: https://compoworld.github.io/compoworld_nb/specs.html.md"""
 

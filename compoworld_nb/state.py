@@ -1,4 +1,4 @@
-"""Service states as values: sealed records, copy-on-write views for one tool call, the read/write helpers every service uses, and a hash that costs what changed.
+"""One concept in one long module (the state layer: records, their collections, copy-on-write views and hashes are one data structure): Service states as values: sealed records, copy-on-write views for one tool call, the read/write helpers every service uses, and a hash that costs what changed.
 
 Docs: https://compoworld.github.io/compoworld_nb/state.html.md"""
 

@@ -1,4 +1,4 @@
-"""Four notebook widgets: a walk stepper, a joint-state inspector, a rubric editor with live re-scoring, and a training launcher and monitor.
+"""One concept in one long module (the notebook widgets, four views of one episode's data): Four notebook widgets: a walk stepper, a joint-state inspector, a rubric editor with live re-scoring, and a training launcher and monitor.
 
 Docs: https://compoworld.github.io/compoworld_nb/widgets.html.md"""
 
