@@ -91,8 +91,8 @@ class CompoWorldToolEnv(vf.StatefulToolEnv):
 
     def score(self, state) -> dict:
         "`episode_score` of the rollout's final state, with its final message as the answer."
-        mt = state["episode"].env
-        return episode_score(mt.task, mt.s0, mt.js, _final_text(state.get("completion")))
+        ep = state["episode"]
+        return episode_score(ep.task, ep.s0, ep.js, _final_text(state.get("completion")))
 
     async def rubric_reward(self, state, **kw) -> float:
         "R of the rubric on the rollout's final state (Sec. 4.3)."

@@ -53,5 +53,5 @@ def test_rollout_of_the_reference_earns_r_1(setup, i):
     for s in (a, b):
         sc = env.score(s)
         assert s["reward"] == 1.0 and sc["success"] and sc["b"] == [1] * len(t.v.criteria)
-        assert len(s["episode"].env.steps) == len(t.reference)
+        assert len(s["episode"].steps) == len(t.reference)
     assert a["episode"] is not b["episode"]
