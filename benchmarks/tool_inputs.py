@@ -10,9 +10,13 @@ seconds). Every input is called on the service's seeded initial state, and each 
 - x500: an error observation with code 500 (a tool crashed inside)
 - unhashable: the new state cannot be hashed or the observation is not strict JSON (NaN/inf, lone surrogates)
 - changed_on_error: an error observation but the state object is not the very one given (or its hash changed)
+- min_schema_inputs: the fewest schema-derived inputs of any one tool (the adversarial ones come on top; the goal is >= N)
 - hung: no answer within 10 s (stopped by SIGALRM; also counted as uncaught)
-- slow: the call took over 100 ms (wall clock, this process; a call over 100 ms is run 3 more times and its fastest time
-  counts, so that a pause of a loaded machine is not taken for a slow path); `max_ms` is the slowest call
+- slow: the call used over 100 ms of CPU time. The 100 ms goal is on the calling thread's CPU time (`time.thread_time`:
+  tool calls run on the caller's thread), not wall time, which on a shared machine mostly measures the other processes.
+  A call over 100 ms is run 3 more times and the fastest of all its runs counts, so that a one-off cost (a cache filled,
+  a collection of the garbage collector) is not taken for a slow path, while a slow path, slow on every run, still counts.
+  `max_ms` is the largest such CPU time; `max_wall_ms` the largest wall time of a first run (for information only)
 
 Prints a table (one row per service, then the total) and, with --json, one JSON object on the last line.
 Run: python benchmarks/tool_inputs.py [--n 500] [--services a,b] [--seed 0] [--json]
@@ -43,40 +47,42 @@ def adversarial(parameters: dict) -> list:
     return [{p: v} for p in props for v in values]
 
 
-def _retime(service, s0, tool, x, repeats: int = 3) -> float:
-    "The fastest of `repeats` more runs of one call (calls are pure: `s0` is never changed), in seconds; under the same hang guard."
+def _retime(service, s0, tool, x, repeats: int = 3, clock=time.thread_time) -> float:
+    "The fastest of `repeats` more runs of one call on `clock` (calls are pure: `s0` is never changed), in seconds; under the same hang guard."
     signal.setitimer(signal.ITIMER_REAL, HANG_S * repeats)
-    try: return min(timeit.repeat(lambda: service.call(s0, tool, x), number=1, repeat=repeats))
+    try: return min(timeit.repeat(lambda: service.call(s0, tool, x), timer=clock, number=1, repeat=repeats))
     except _Hang: return HANG_S
     finally: signal.setitimer(signal.ITIMER_REAL, 0)
 
 
-def check_tool(service, tool: str, inputs: list, state_hash) -> dict:
-    "Call every input on the seeded initial state; the counts of the kinds in the module docstring, with one example each."
+def check_tool(service, tool: str, inputs: list, state_hash, clock=time.thread_time) -> dict:
+    """Call every input on the seeded initial state; the counts of the kinds in the module docstring, with one example each.
+    `clock` is what the slow goal is timed on (seconds; the calling thread's CPU time by default)."""
     s0 = service.initial_state(0)
     d0 = s0.model_dump_json()                              # to see that an erroring call left the given state as it was
-    row = {"inputs": 0, "hung": 0, "uncaught": 0, "x500": 0, "unhashable": 0, "changed_on_error": 0, "slow": 0, "max_ms": 0.0, "ok": 0,
-           "examples": {}}
+    row = {"inputs": 0, "hung": 0, "uncaught": 0, "x500": 0, "unhashable": 0, "changed_on_error": 0, "slow": 0, "max_ms": 0.0,
+           "max_wall_ms": 0.0, "ok": 0, "examples": {}}
     def note(kind, x, detail):
         row[kind] += 1
         row["examples"].setdefault(kind, f"{tool}: {detail[:160]} | input {reprlib.repr(x)[:120]}")
     for x in inputs:
         row["inputs"] += 1
-        t0 = time.perf_counter()
+        w0, t0 = time.perf_counter(), clock()
         signal.setitimer(signal.ITIMER_REAL, HANG_S)
         try: new, o = service.call(s0, tool, x)
         except BaseException as e:                         # RecursionError, MemoryError, a hang: the call did not answer
             signal.setitimer(signal.ITIMER_REAL, 0)
             if isinstance(e, KeyboardInterrupt): raise
             if isinstance(e, _Hang): note("hung", x, f"no answer within {HANG_S:g} s")
-            dt = time.perf_counter() - t0
-            row["max_ms"] = max(row["max_ms"], dt * 1000)
+            dt, wall = clock() - t0, time.perf_counter() - w0
+            row["max_ms"], row["max_wall_ms"] = max(row["max_ms"], dt * 1000), max(row["max_wall_ms"], wall * 1000)
             if dt > SLOW_S: note("slow", x, f"{dt * 1000:.0f} ms")
             note("uncaught", x, f"{type(e).__name__}: {str(e)[:100]}")
             continue
         signal.setitimer(signal.ITIMER_REAL, 0)
-        dt = time.perf_counter() - t0
-        if dt > SLOW_S: dt = min(dt, _retime(service, s0, tool, x))   # a slow path stays slow; a scheduling pause does not
+        dt, wall = clock() - t0, time.perf_counter() - w0
+        row["max_wall_ms"] = max(row["max_wall_ms"], wall * 1000)
+        if dt > SLOW_S: dt = min(dt, _retime(service, s0, tool, x, clock=clock))   # a slow path stays slow; a one-off cost does not
         row["max_ms"] = max(row["max_ms"], dt * 1000)
         if dt > SLOW_S: note("slow", x, f"{dt * 1000:.0f} ms")
         try:
@@ -115,28 +121,31 @@ def main(argv=None) -> dict:
         svc = lib[name]
         vals = fixture_values(svc, a.seed)
         agg = {"tools": 0, "inputs": 0, "hung": 0, "uncaught": 0, "x500": 0, "unhashable": 0, "changed_on_error": 0, "slow": 0, "max_ms": 0.0,
-               "ok": 0, "examples": {}}
+               "max_wall_ms": 0.0, "ok": 0, "min_schema_inputs": 10 ** 9, "examples": {}}
         for tool, t in svc.tools.items():
             if t.simulated: continue                          # world-model tools: no code to exercise without a model
             inputs, _ = tool_inputs(t, a.n, a.seed, vals)
             r = check_tool(svc, tool, inputs + adversarial(t.parameters), state_hash)
+            agg["min_schema_inputs"] = min(agg["min_schema_inputs"], len(inputs))   # the goal: >= 500 schema-derived inputs per tool
             agg["tools"] += 1
             for k in ("inputs", "hung", "uncaught", "x500", "unhashable", "changed_on_error", "slow", "ok"): agg[k] += r[k]
-            agg["max_ms"] = max(agg["max_ms"], r["max_ms"])
+            agg["max_ms"], agg["max_wall_ms"] = max(agg["max_ms"], r["max_ms"]), max(agg["max_wall_ms"], r["max_wall_ms"])
             for k, v in r["examples"].items(): agg["examples"].setdefault(k, v)
-        agg["max_ms"] = round(agg["max_ms"], 1)
+        agg["max_ms"], agg["max_wall_ms"] = round(agg["max_ms"], 1), round(agg["max_wall_ms"], 1)
         rows[name] = agg
         if a.json:                                           # one line per finished service (partial results survive a stop)
             print(json.dumps({"service": name, **agg}, sort_keys=True), flush=True)
     keys = ("tools", "inputs", "ok", "hung", "uncaught", "x500", "unhashable", "changed_on_error", "slow")
     total = {k: sum(r[k] for r in rows.values()) for k in keys}
-    total["max_ms"] = max((r["max_ms"] for r in rows.values()), default=0.0)
-    hdr = f"{'service':<16}" + "".join(f"{k:>{max(8, len(k) + 1)}}" for k in (*keys, "max_ms"))
+    for m in ("max_ms", "max_wall_ms"): total[m] = max((r[m] for r in rows.values()), default=0.0)
+    total["min_schema_inputs"] = min((r["min_schema_inputs"] for r in rows.values()), default=0)
+    cols = (*keys, "max_ms", "max_wall_ms", "min_schema_inputs")
+    hdr = f"{'service':<16}" + "".join(f"{k:>{max(8, len(k) + 1)}}" for k in cols)
     print(hdr)
-    for n, r in [*rows.items(), ("TOTAL", total)]: print(f"{n:<16}" + "".join(f"{r[k]:>{max(8, len(k) + 1)}}" for k in (*keys, "max_ms")))
+    for n, r in [*rows.items(), ("TOTAL", total)]: print(f"{n:<16}" + "".join(f"{r[k]:>{max(8, len(k) + 1)}}" for k in cols))
     ex = {f"{n}/{k}": v for n, r in rows.items() for k, v in r["examples"].items()}
     for k, v in list(ex.items())[:40]: print(f"  {k}: {v}")
-    res = {"n": a.n, "seed": a.seed, "seconds": round(time.perf_counter() - t_start, 1), "total": total,
+    res = {"n": a.n, "seed": a.seed, "slow_clock": "thread CPU time (time.thread_time)", "seconds": round(time.perf_counter() - t_start, 1), "total": total,
            "services": {n: {k: v for k, v in r.items() if k != "examples"} for n, r in rows.items()}, "examples": ex}
     if a.json: print(json.dumps(res, sort_keys=True))
     return res

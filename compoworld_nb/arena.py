@@ -442,7 +442,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
         except (ValueError, ImportError) as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         try:
-            doms = [d.strip() for d in a.domains.split(",") if d.strip()] if a.domains else None
+            doms = [d.strip() for d in a.domains.split(",") if d.strip()] if a.domains is not None else None
+            if doms == []: raise ArenaError(f"--domains {a.domains!r} names no domain")
             res = run_arena(a.out, a.rounds, a.seed, a.policy, ex, a.per_domain, doms, a.tasks_per_service, a.n, a.top, a.targeted,
                             a.max_steps, ArenaTraining(sft_steps=a.sft_steps, grpo_steps=a.grpo_steps), a.diagnosis, progress=not a.json,
                             overwrite=a.overwrite)

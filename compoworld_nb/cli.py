@@ -24,10 +24,10 @@ from . import rewards as R
 from .data import sft_rows, grpo_rows, to_dataset
 
 # %% auto #0
-__all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_TASKS', 'verified_library', 'CliError', 'score_group',
-           'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for', 'run_demo',
-           'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows',
-           'cmd_train', 'train_handler', 'train_main']
+__all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_COUNT', 'SEED_MAX', 'MAX_TASKS', 'verified_library', 'CliError',
+           'score_group', 'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for',
+           'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli',
+           'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -370,10 +370,33 @@ def report_md(s: dict) -> str:
               f"Wall time: {s['wall_seconds']} s; stages (wall s): {s['timings_s']}; CPU-seconds: {s.get('cpu_seconds', {})}."]
     return "\n".join(lines) + "\n"
 
+# %% ../nbs/18_cli.ipynb #f9ca1a0e
+MAX_COUNT = 1_000_000   # the largest integer any count option takes (tasks, rollouts, steps, rounds, inputs, sizes)
+SEED_MAX = 2 ** 32 - 1  # seeds are 0 .. 2**32-1
+
+def _numbers_in_range(p: argparse.ArgumentParser, ns: argparse.Namespace) -> str | None:
+    "The one range check of every number a command line gives (any command, any layer's options): what is wrong, or None."
+    import math
+    for a in p._actions:
+        v = getattr(ns, a.dest, None)
+        if not a.option_strings or isinstance(v, bool) or v is a.default or not isinstance(v, (int, float)): continue
+        if isinstance(v, float) and not math.isfinite(v): return f"argument {a.option_strings[0]}: {v!r} is not a finite number"
+        if isinstance(v, int):
+            lo, hi = (0, SEED_MAX) if a.dest == "seed" else (-MAX_COUNT, MAX_COUNT)
+            if not lo <= v <= hi: return f"argument {a.option_strings[0]}: {v} is out of range ({lo:,} .. {hi:,})"
+    return None
+
+
 # %% ../nbs/18_cli.ipynb #f7c4e12d
 class _Parser(argparse.ArgumentParser):
+    "The `compoworld` parser: errors are one line `compoworld: error: ...` and exit 2; every number is range-checked at parse time."
     def error(self, message):
         self.exit(2, f"compoworld: error: {message}\n")
+    def parse_known_args(self, args=None, namespace=None):
+        ns, rest = super().parse_known_args(args, namespace)   # subcommands' parsers are of this class: each checks its own options
+        why = _numbers_in_range(self, ns)
+        if why: self.error(why)
+        return ns, rest
 
 def _profile_settings(profile: str) -> dict:
     "`load_settings(profile)`; CliError naming an unknown profile or a bad settings value."
@@ -381,7 +404,7 @@ def _profile_settings(profile: str) -> dict:
     except (KeyError, ValueError) as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
 
 # %% ../nbs/18_cli.ipynb #3358f7a3
-MAX_TASKS = 1_000_000  # tasks one `compoworld tasks` run authors: past it a typo (e.g. --n 1e23) would run for years
+MAX_TASKS = MAX_COUNT  # tasks one `compoworld tasks` run authors: past it a typo (e.g. --n 1e23) would run for years
 
 def _k_range(s: str) -> tuple:
     try:
@@ -458,6 +481,7 @@ def _cmd_tasks(a) -> dict:
 
 # %% ../nbs/18_cli.ipynb #014faddc
 def _cmd_services(a) -> dict:
+    if a.trajectories is not None and not a.stats: raise CliError(f"--trajectories {a.trajectories!r} needs --stats (it adds to the library totals)")
     library, _ = default_library()
     if a.stats:
         from compoworld_nb.specs import library_stats
@@ -498,10 +522,11 @@ class TrainArgError(ValueError):
     "A bad `compoworld train` value; the message names it (the CLI prints it as one line and exits 2)."
 
 def _positive(kind, name):
+    import math
     def parse(s):
         try: v = kind(s)
         except ValueError: raise argparse.ArgumentTypeError(f"{name} {s!r} is not a {kind.__name__}") from None
-        if not v > 0: raise argparse.ArgumentTypeError(f"{name} {s!r} must be > 0")
+        if not (v > 0 and math.isfinite(v)): raise argparse.ArgumentTypeError(f"{name} {s!r} must be a finite number > 0")
         return v
     return parse
 
@@ -570,6 +595,7 @@ def _read_jsonl(path: str, flag: str) -> list[dict]:
 # %% ../nbs/18_cli.ipynb #a631ad73
 def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT rows
                   tools: list[dict],  # meta-tool schemas for rows that carry none (use `env_tool_schemas`)
+                  name: str = "--data",  # how errors name the source (the flag and file)
                  ) -> list[dict]:
     "SFT rows `{'messages', 'tools'}`: trajectories (Trajectory JSONL) keep verified successes only; rows with `messages` pass through."
     from compoworld_nb.trajectory import Trajectory
@@ -577,10 +603,10 @@ def sft_data_rows(records: list[dict],  # JSONL records: trajectories or SFT row
     for i, r in enumerate(records, 1):
         if {"task_id", "policy", "criteria"} <= set(r):
             try: t = Trajectory.model_validate(r)
-            except Exception as e: raise TrainArgError(f"--data line {i} is not a valid trajectory: {_why(e)}") from None
+            except Exception as e: raise TrainArgError(f"{name} line {i} is not a valid trajectory: {_why(e)}") from None
             if t.success and t.messages: out.append({"messages": t.messages, "tools": tools})
         elif isinstance(r.get("messages"), list): out.append({"messages": r["messages"], "tools": r.get("tools") or tools})
-        else: raise TrainArgError(f"--data line {i} is neither a trajectory nor an SFT row with 'messages' (keys {sorted(r)})")
+        else: raise TrainArgError(f"{name} line {i} is neither a trajectory nor an SFT row with 'messages' (keys {sorted(r)})")
     return out
 
 # %% ../nbs/18_cli.ipynb #7f22edf5
@@ -592,7 +618,12 @@ def cmd_train(a: argparse.Namespace) -> dict:
     if a.backend == "unsloth" and not torch.cuda.is_available():
         raise TrainArgError("--backend unsloth needs a CUDA GPU and none is available here; use --backend trl")
     out = Path(a.out)
+    if not a.out.strip(): raise TrainArgError("--out '' is empty: give a folder")
     if out.exists() and not out.is_dir(): raise TrainArgError(f"--out {a.out!r} exists and is not a directory")
+    top = next(p for p in [out.absolute(), *out.absolute().parents] if p.exists())   # the folder the new ones are made in
+    try:
+        with tempfile.TemporaryDirectory(dir=top): pass                    # made and removed: `top` takes new folders
+    except OSError as e: raise TrainArgError(f"--out {a.out!r} is not writable (in {str(top)!r}): {e.strerror or e}") from None
     from compoworld_nb.pretrained import PRETRAINED, ModelFetchError, pretrained_dir
     if a.model in PRETRAINED:   # a short name: the cached pretrained model (fetched and converted on first use)
         try: a.model = str(pretrained_dir(a.model))
@@ -612,7 +643,7 @@ def _cmd_sft(a, st, over, out: Path) -> dict:
     from dataclasses import asdict
     from compoworld_nb.train import TrainConfig, sft
     from compoworld_nb.tinymodel import build_tiny_model
-    rows = sft_data_rows(_read_jsonl(a.data, "--data"), META_TOOLS)   # what GRPO shows, so SFT rows and GRPO prompts match
+    rows = sft_data_rows(_read_jsonl(a.data, "--data"), META_TOOLS, name=f"--data {a.data!r}")   # what GRPO shows, so SFT rows and GRPO prompts match
     if not rows: raise TrainArgError(f"--data {a.data!r} holds no verified successful trajectory to train on")
     for k, f in (("epochs", "sft_epochs"), ("batch", "sft_batch_size"), ("lr", "sft_lr"), ("max_length", "max_length")):
         if getattr(a, k) is not None: over[f] = getattr(a, k)
@@ -634,7 +665,7 @@ def _cmd_grpo(a, st, over, out: Path) -> dict:
     tasks = []
     for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
         try: tasks.append(Task.model_validate(r))
-        except Exception as e: raise TrainArgError(f"--tasks line {i} is not a task: {_why(e)}") from None
+        except Exception as e: raise TrainArgError(f"--tasks {a.tasks!r} line {i} is not a task: {_why(e)}") from None
     library, _ = default_library()
     missing = sorted({s for t in tasks for s in t.services + t.distractors} - set(library))
     if missing: raise TrainArgError(f"--tasks use services {missing} that are not in the library")

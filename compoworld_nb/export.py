@@ -186,7 +186,7 @@ def register_cli(subparsers):
             ts = load_tasks(a.tasks)
             if a.trajectories is not None and not Path(a.trajectories).is_file():
                 raise ValueError(f"--trajectories {a.trajectories!r} does not exist or is not a file")
-            try: trs = load_trajectories(a.trajectories) if a.trajectories else []
+            try: trs = load_trajectories(a.trajectories, empty_ok=False) if a.trajectories else []   # a file given and empty is a mistake
             except Exception as e: raise ValueError(f"--trajectories {a.trajectories!r}: {str(e).splitlines()[0]}") from None
             res = export_dataset(ts, trs, a.out)
         except (EvaluateError, ValueError) as e:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse, hashlib, json, math, os, time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from .core import *
 from .service import Service
 from .state import changed_ids
@@ -173,18 +173,35 @@ def summarize_fidelity(rows: list[dict]) -> dict:
     return tot
 
 # %% ../nbs/32_fidelity.ipynb #049c3795
+def _read_named(flag: str, path: Path, read: Callable):
+    "`read(path)`; ValueError naming the flag, the file and what is wrong (missing, a folder, not UTF-8, not JSON with its line, bad records)."
+    try: return read(path)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        why = e.strerror if isinstance(e, OSError) and e.strerror else str(e).splitlines()[0] if str(e) else type(e).__name__
+        raise ValueError(f"{flag} {str(path)!r}: {why}") from None
+
+def _expected_record(path: Path) -> dict:
+    "One `<task_id>.json` expected record: a JSON object with a list of `actions`."
+    r = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(r, dict) or not isinstance(r.get("actions"), list) or "task_id" not in r:
+        raise ValueError("not an expected record (a JSON object with 'task_id' and an 'actions' list)")
+    return r
+
 def fidelity_tau2_retail(expected_dir: str | Path, db: str | Path | None = None, tasks: str | Path | None = None,
                          peer_hash: bool = True) -> dict:
     "Replay and compare (see above); returns `{peer, expected_dir, totals, tasks: [per-task rows], seconds}`."
     from sample_services.retail import service, load_tau2_db, tau2_record, tau2_text
     t0 = time.perf_counter()
     ids = expected_task_ids(expected_dir)
-    base = load_tau2_db(Path(db) if db else tau2_dir() / "db.json")
-    reps = replay(service, base, load_task_actions(tasks), ids)           # phase 1: no expected file is open
+    exps = {t: _read_named("--expected", Path(expected_dir) / f"{t}.json", _expected_record) for t in ids}   # every input checked before the replay
+    db = Path(db) if db else tau2_dir() / "db.json"
+    base = _read_named("--db", db, load_tau2_db)
+    actions = _read_named("--tasks", Path(tasks) if tasks else tau2_dir() / "tasks.json", load_task_actions)
+    reps = replay(service, base, actions, ids)                            # phase 1: the replay is given no expected record
     t_replay = sum(r.seconds for r in reps.values())
     rows = []
     for t in ids:                                                         # phase 2: compare
-        exp = json.loads((Path(expected_dir) / f"{t}.json").read_text(encoding="utf-8"))
+        exp = exps[t]
         h = hashlib.sha256(tau2_text(reps[t].final).encode()).hexdigest() if peer_hash else None
         rows.append(compare_task(exp, reps[t], base, tau2_record, h))
     return {"peer": "tau2-retail", "expected_dir": str(Path(expected_dir).absolute()), "totals": summarize_fidelity(rows),
@@ -197,7 +214,7 @@ PEERS = {"tau2-retail": fidelity_tau2_retail}
 def cmd_fidelity(a: argparse.Namespace) -> dict:
     "Run `compoworld fidelity` for parsed arguments `a`; returns the JSON summary (totals and per-task rows). A bad folder or file exits with status 2 and one line naming it."
     try: res = PEERS[a.peer](a.expected, db=a.db, tasks=a.tasks, peer_hash=not a.no_hash)
-    except (FileNotFoundError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError) as e:   # missing, a folder, unreadable, not UTF-8 / JSON, a malformed record
         a._parser.error(str(e).strip('"'))
     if not getattr(a, "json", False):
         for r in res["tasks"]:

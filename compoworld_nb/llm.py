@@ -41,6 +41,10 @@ def llm_config(model: str | None = None,        # model name; default: settings 
     m = load_settings(profile, env=env)["model"]
     if base_url is None:
         base_url = env.get("COMPOWORLD_MODEL_BASE_URL") or env.get("OPENAI_BASE_URL") or m.get("base_url") or None
+    if base_url:
+        from urllib.parse import urlparse
+        u = urlparse(str(base_url))
+        if u.scheme not in ("http", "https") or not u.netloc: raise ValueError(f"model base URL {base_url!r} is not an http(s) URL")
     model = model or m.get("name") or ""
     if not model: raise ValueError("no model name: give one (e.g. policy 'openai:MODEL') or set [model] name / COMPOWORLD_MODEL_NAME")
     try:

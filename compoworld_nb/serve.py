@@ -399,7 +399,12 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     p.add_argument("--allow-remote", action="store_true", help="http: allow a non-loopback --host (the server has no authentication)")
 
     def handler(a: argparse.Namespace) -> int:
-        try: run_serve(a.services, a.seed, a.transport, a.host, a.port, a.allow_remote, tasks=a.tasks, task_id=a.task_id)
+        try:
+            if a.transport == "stdio":             # the http-only options would be ignored: say so rather than serve something else
+                given = [f"{f} {v!r}" for f, v, d in (("--host", a.host, "127.0.0.1"), ("--port", a.port, 8765)) if v != d]
+                if a.allow_remote: given.append("--allow-remote")
+                if given: raise ServeError(f"{', '.join(given)} needs --transport http (stdio has no address)")
+            run_serve(a.services, a.seed, a.transport, a.host, a.port, a.allow_remote, tasks=a.tasks, task_id=a.task_id)
         except ServeError as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         except KeyboardInterrupt: pass

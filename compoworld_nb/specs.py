@@ -612,7 +612,7 @@ def _simulated_step(line: str) -> bool:
 def _simulated_trajectories(path) -> tuple[int, int]:
     "(trajectories, trajectories with at least one simulated step) of a Trajectory JSONL file, read by the one reader (`trajectory.read_jsonl`); FileNotFoundError / ValueError naming the file and line."
     if not Path(path).is_file(): raise FileNotFoundError(f"trajectories file {str(path)!r} does not exist or is not a file")
-    sims = read_jsonl(path, _simulated_step, name="trajectories file", empty_ok=True)   # JsonlError is a ValueError
+    sims = read_jsonl(path, _simulated_step, name="trajectories file")   # JsonlError (a ValueError); a file given and empty is a mistake, not a share of 0
     return len(sims), sum(sims)
 
 # %% ../nbs/30_specs.ipynb #d8e41e7c

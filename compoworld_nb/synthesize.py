@@ -329,6 +329,8 @@ def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     def handler(a: argparse.Namespace, client: Any = None) -> int:
         try:
             if a.max_repairs < 0: raise SynthesisError(f"--max-repairs {a.max_repairs} must be >= 0")
+            for flag, v in (("--out", a.out), ("--model", a.model), ("--base-url", a.base_url)):
+                if v is not None and not v.strip(): raise SynthesisError(f"{flag} {v!r} is empty")
             read_spec(a.spec)                          # a bad spec is named before a missing model setting
             try: cfg = llm_config(a.model, a.base_url)
             except ValueError as e: raise SynthesisError(str(e)) from None

@@ -117,6 +117,6 @@ def read_jsonl(path: str | Path, parse=json.loads, name: str = "", what: str = "
     return out
 
 # %% ../nbs/06_trajectory.ipynb #b584c5cd
-def load_trajectories(path: str | Path) -> list[Trajectory]:
-    "The trajectories of a JSONL file (`read_jsonl`; an empty file holds none); JsonlError naming the bad line and its bad field."
-    return read_jsonl(path, Trajectory.model_validate_json, what="trajectories", empty_ok=True)
+def load_trajectories(path: str | Path, empty_ok: bool = True, name: str = "") -> list[Trajectory]:
+    "The trajectories of a JSONL file (`read_jsonl`; an empty file holds none, or is a JsonlError without `empty_ok`); JsonlError naming the bad line and its bad field."
+    return read_jsonl(path, Trajectory.model_validate_json, name=name, what="trajectories", empty_ok=empty_ok)

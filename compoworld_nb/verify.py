@@ -456,6 +456,7 @@ def register_cli(subparsers) -> Callable:
         try:
             names = _service_names(a.services, lib)
             if a.inputs is not None and a.inputs < 1: raise ValueError(f"--inputs {a.inputs}: must be >= 1")
+            if a.cache_dir is not None and not a.cache_dir.strip(): raise ValueError(f"--cache-dir {a.cache_dir!r} is empty: give a folder")
             if a.cache_dir is not None: _check_cache_dir(a.cache_dir)
             res = verify_library([lib[n] for n in names], a.inputs, a.seed, a.cache_dir, not a.no_cache, progress=not a.json)
         except ValueError as e:

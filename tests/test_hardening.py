@@ -170,3 +170,27 @@ def test_a_where_on_an_instant_selects_the_same_records_in_every_scorer(stored, 
     c = Criterion(id="c", kind="state", service="cal", collection="events", where={"start": selector}, field="title", op="eq", value="x")
     assert check(c, s0, s0, None) == check(c, {"cal": narrow(s0["cal"], c)}, s0, None) == b
     assert FinalScorer(Rubric(criteria=[c]), s0).score(s0) == [b]
+
+
+def _tool_inputs_bench():
+    import importlib.util, pathlib
+    spec = importlib.util.spec_from_file_location("tool_inputs", pathlib.Path(__file__).resolve().parents[1] / "benchmarks" / "tool_inputs.py")
+    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+    return m
+
+
+@pytest.mark.parametrize("costs,slow,max_ms", [([0.5, 0.01, 0.01, 0.01], 0, 10.0),   # a one-off cost: the fastest re-run counts
+                                               ([0.5, 0.3, 0.2, 0.4], 1, 200.0),      # slow on every run: still slow, at its fastest
+                                               ([0.05], 0, 50.0)])                     # under 100 ms: never re-run
+def test_tool_inputs_counts_the_fastest_of_the_re_runs_of_a_slow_call(costs, slow, max_ms):
+    "benchmarks/tool_inputs.py's slow rule on a scripted clock (no real time): a call over 100 ms is re-timed 3 times."
+    bench = _tool_inputs_bench()
+    now, left = [0.0], list(costs)
+    class S0:
+        def model_dump_json(self): return "{}"
+    class Svc:
+        def initial_state(self, seed): return S0()
+        def call(self, s, tool, x):
+            now[0] += left.pop(0); return s, {"ok": True}
+    row = bench.check_tool(Svc(), "t", [{}], lambda s: "h", clock=lambda: now[0])
+    assert left == [] and row["slow"] == slow and row["ok"] == 1 and row["max_ms"] == pytest.approx(max_ms)
