@@ -66,7 +66,7 @@ def test_arena_refuses_a_non_empty_out_unless_overwrite_and_then_keeps_what_is_n
 
 
 @pytest.mark.parametrize("cmd", ["tasks", "demo"])
-@pytest.mark.parametrize("l_max,needle", [("99999999999999999999999", "MAX_L=64"), ("65", "MAX_L=64"), ("2", "must be greater than K"),
+@pytest.mark.parametrize("l_max,needle", [("99999999999999999999999", "99999999999999999999999 is out of range"), ("65", "MAX_L=64"), ("2", "must be greater than K"),
                                           ("abc", "invalid int value")])
 def test_an_l_max_out_of_range_is_one_line_before_any_work(tmp_path, capsys, cmd, l_max, needle):
     "Found by the sweep: --l-max 1e23 recursed in the walk planner until RecursionError (demo) or ran without end (tasks)."
@@ -84,9 +84,10 @@ def test_walk_settings_refuse_an_l_range_above_max_l():
 
 
 @pytest.mark.parametrize("argv,needle", [
-    (["--n", "100000000000000000000000"], "--n 100000000000000000000000 must be between 1 and 1,000,000"),
+    (["--n", "100000000000000000000000"], "argument --n: 100000000000000000000000 is out of range (-1,000,000 .. 1,000,000)"),
     (["--n", "0"], "--n 0 must be between 1 and 1,000,000"),
-    (["--workers", "1000000000"], "--workers 1000000000 must be an integer between 1 and 1024"),
+    (["--workers", "1000000000"], "argument --workers: 1000000000 is out of range"),
+    (["--workers", "1025"], "--workers 1025 must be an integer between 1 and 1024"),
     (["--workers", "0"], "--workers 0 must be an integer between 1 and 1024"),
     (["--profile", ""], "--profile '': profile='' not found"),
     (["--profile", "nope"], "--profile 'nope': profile='nope' not found")])

@@ -66,7 +66,9 @@ def test_comparison_uses_the_expected_files(tmp_path):
 def test_bad_folders(tmp_path):
     with pytest.raises(FileNotFoundError, match="is not a folder"): F.expected_task_ids(tmp_path / "nope")
     with pytest.raises(ValueError, match="holds no"): F.expected_task_ids(tmp_path)
-    (tmp_path / "999.json").write_text("{}")
+    (tmp_path / "999.json").write_text("{}")                 # not a record: named before the replay (issue 21)
+    with pytest.raises(ValueError, match="999.json': not an expected record"): F.fidelity_tau2_retail(tmp_path, db=PEER / "db.json", tasks=PEER / "tasks.json")
+    (tmp_path / "999.json").write_text('{"task_id": "999", "actions": []}')
     with pytest.raises(KeyError, match="999"): F.fidelity_tau2_retail(tmp_path, db=PEER / "db.json", tasks=PEER / "tasks.json")
 
 def test_same_json_rules():
