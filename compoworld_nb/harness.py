@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
 # %% ../nbs/13_harness.ipynb #f40f7622
 from __future__ import annotations
-import inspect, itertools, json, time
+import inspect, itertools, json, re, time
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 import numpy as np
@@ -96,10 +96,14 @@ def _call_tool(self, tool: str, arguments: Any = None) -> dict:
 # %% ../nbs/13_harness.ipynb #c97b9a8c
 _CAPS = (400, 200, 120, 80, 48, 32)   # string lengths tried, loosest first
 _KEEP = (16, 8, 4, 2, 1)              # list lengths tried once strings are at the tightest cap
+_WORD_END = re.compile(r"[\w.@\-]*")    # a cut never splits an identifier: it runs on to the word's end
 
 def _summarised(x: Any, cap: int, keep: int | None) -> Any:
-    "`x` with every string longer than `cap` shortened to `cap` characters + '…' and (keep given) every list longer than `keep` to its first `keep` items + '…(k more)'."
-    if isinstance(x, str): return x if len(x) <= cap else x[:cap] + "…"
+    "`x` with every string longer than `cap` shortened to `cap` characters (run on to the end of a word) + '…' and (keep given) every list longer than `keep` to its first `keep` items + '…(k more)'."
+    if isinstance(x, str):
+        if len(x) <= cap: return x
+        head = x[:cap] + _WORD_END.match(x, cap).group(0)
+        return head if len(head) == len(x) else head + "…"
     if isinstance(x, dict): return {k: _summarised(v, cap, keep) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
         out = [_summarised(v, cap, keep) for v in (x if keep is None else x[:keep])]

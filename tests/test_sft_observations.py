@@ -1,0 +1,35 @@
+"Observations as the policy reads them: summarised within obs_chars, never cut past the names the next call needs."
+import json
+from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.core import canonical_json
+from compoworld_nb.harness import TaskEnvironment, shown_observation
+from compoworld_nb.sft_data import unseen_values
+from compoworld_nb.policies import _tc
+
+def test_every_tool_of_a_long_listing_stays_named():
+    lib, world = default_library()
+    tasks = generate_tasks(4, 0, lib, world, k=(2, 2), l_min=2, l_max=4)[0]
+    long = [(t, s["name"]) for t in tasks for s in TaskEnvironment(t, lib)._list_services()["data"]
+            if len(canonical_json(TaskEnvironment(t, lib)._list_tools(s["name"]))) > 600]   # the old [:600] cut hid their later tools
+    assert len(long) >= 3
+    for t, svc in long:
+        env = TaskEnvironment(t, lib)
+        whole = env._list_tools(svc)
+        text = env.list_tools(svc)
+        shown = json.loads(text)                            # still JSON
+        assert len(text) <= 600
+        names = [s.split("(")[0] for s in whole["data"]]
+        listed = [s for s in shown["data"] if not s.startswith("…(")]
+        hidden = len(names) - len(listed)
+        assert [s.split("(")[0].rstrip("…") for s in listed] == names[:len(listed)]       # names never cut inside
+        assert shown["data"][len(listed):] == ([f"…({hidden} more)"] if hidden else [])  # what is left out is counted
+    assert any(len(json.loads(TaskEnvironment(t, lib).list_tools(svc))["data"]) == len(TaskEnvironment(t, lib)._list_tools(svc)["data"])
+               for t, svc in long)
+
+def test_a_value_only_in_a_summarised_string_is_unseen():
+    obs = {"ok": True, "data": {"body": "x" * 700 + " code harbor-55"}}
+    text = shown_observation(obs, 600)
+    assert "harbor-55" not in text and len(text) <= 600
+    msgs = [{"role": "user", "content": "Use the code in the email."}, {"role": "tool", "content": text},
+            {"role": "assistant", "tool_calls": [_tc(1, "call_tool", {"tool": "gmail.send_email", "arguments": {"body": "harbor-55"}})]}]
+    assert unseen_values(msgs) == [{"turn": 2, "tool": "gmail.send_email", "value": "harbor-55"}]
