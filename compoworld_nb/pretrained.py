@@ -138,6 +138,7 @@ def convert_gguf(gguf: str | Path,  # a GGUF file with a Llama-family model
     tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     tok.eos_token, tok.pad_token, tok.padding_side = EOT, PAD, "left"
+    tok.init_kwargs["padding_side"] = "left"                                   # saved, so the directory loads back left-padded
     tok.clean_up_tokenization_spaces = False                                   # BPE: keep spaces before punctuation
     tok.chat_template, tok.response_template = CHAT_TEMPLATE, RESPONSE_TEMPLATE
     model.hf_quantizer = None; model.is_quantized = False                      # weights are plain float32 by now
