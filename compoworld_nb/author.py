@@ -44,7 +44,7 @@ class AuthoringError(RuntimeError):
     def __init__(self, rule: str, message: str):
         super().__init__(f"{rule}: {message}"); self.rule = rule
 
-# %% ../nbs/12_author.ipynb #c2708839
+# %% ../nbs/12_author.ipynb #9de7697d
 _WORDS = ["falcon", "harbor", "cobalt", "juniper", "meridian", "quartz", "saffron", "tundra", "willow", "zephyr",
           "atlas", "beacon", "cinder", "delta", "ember", "fjord", "garnet", "helix", "indigo", "lumen", "mosaic",
           "nimbus", "onyx", "pioneer", "quill", "raven", "sierra", "topaz", "umber", "vertex"]
@@ -54,6 +54,7 @@ def _added_only(old: dict, new: dict) -> bool:
     return len(new) >= len(old) and all(map(operator.is_, old.values(), itertools.islice(new.values(), len(old)))) \
         and all(map(operator.eq, old.keys(), itertools.islice(new.keys(), len(old))))
 
+# %% ../nbs/12_author.ipynb #525035d0
 def _grown(old: dict, new: dict, added: set | None = None) -> dict:
     "`new` (= `old` plus appended records, `added` their ids if known) as a committed collection that keeps `old`'s lineage: the same snapshot, with the added ids touched; `old` itself if nothing was added."
     if len(new) == len(old): return old
@@ -61,6 +62,7 @@ def _grown(old: dict, new: dict, added: set | None = None) -> dict:
     extra = itertools.islice(new.keys(), len(old), None)           # appended at the end (`_added_only`)
     return base.updated({k: new[k] for k in extra if added is None or k in added})   # a new value on old's base: O(added)
 
+# %% ../nbs/12_author.ipynb #82c813f5
 def _planted_changes(fx: State, st: State) -> list[tuple[str, str, str]]:
     "`record_changes(fx, st)` for a state the author grew from the fixture `fx` by plants only: a grown collection (`_grown`) names its candidate ids in `touched`, so only those are compared; any other collection is compared in full."
     if fx is st: return []
@@ -80,6 +82,7 @@ def _planted_changes(fx: State, st: State) -> list[tuple[str, str, str]]:
             out += [t for t in full if t[0] == col]
     return sorted(out, key=lambda t: (t[0], str(t[1])))
 
+# %% ../nbs/12_author.ipynb #1902a51f
 class _Planting(dict):
     "A record collection while a plant runs: a copy of the state's collection that refuses (AuthoringError 'plant_overwrites') to replace or remove a record it started with, and notes the ids added."
     __slots__ = ("where", "added")
@@ -110,6 +113,7 @@ class _Planting(dict):
     def __copy__(self) -> dict: return self.copy()
     def __reduce__(self): return (dict, (dict(dict.items(self)),))
 
+# %% ../nbs/12_author.ipynb #2e4b67e8
 class _DecoyPlanted(Exception):
     "Ends a decoy run at its first call: what a decoy is for (its records) is planted by then."
 
@@ -240,7 +244,7 @@ def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:
             out.append(found); per[svc] += 1
     return out
 
-# %% ../nbs/12_author.ipynb #c574ac7a
+# %% ../nbs/12_author.ipynb #015f8c23
 def author_task(library: dict, seed: int, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
                 n_distractors: int | None = None, domain: str | None = None, world_factory: Callable | None = None,
                 world_seed: int | None = None, decoys: bool = True) -> Task:
@@ -287,6 +291,7 @@ def author_task(library: dict, seed: int, k: int | None = None, l_min: int | Non
             "scenario": "token_chain", "n_conditions": 0, "set_sizes": []}
     return _finish_task(library, seed, ctx, fx, C, D, walk, u, crits, answer, meta)
 
+# %% ../nbs/12_author.ipynb #646110ae
 def _finish_task(library: dict, seed: int, ctx: StepContext, fx: dict, C: list, D: list, walk: list, u: str, crits: list,
                  answer: str | None, meta: dict) -> Task:
     "The task from what the author's visits did on `ctx`: s0 as fixtures plus the planted records, the probe (Eq. 4) to g, collateral criteria, the id."
@@ -320,6 +325,7 @@ def _finish_task(library: dict, seed: int, ctx: StepContext, fx: dict, C: list, 
     tid = "t" + hashlib.sha256(f"{seed}:{u}:{s0h}".encode()).hexdigest()[:10]
     return draft.model_copy(update={"id": tid, "rubric": rubric, "g_hash": gh})
 
+# %% ../nbs/12_author.ipynb #13e0d801
 def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = None, l_min: int | None = None, l_max: int | None = None,
                   n_distractors: int | None = None, world_factory: Callable | None = None, world_seed: int | None = None) -> Task:
     """One task from `seed` played from a workflow scenario (deterministic): a shape is drawn (each alike), then one of its stories from `scenarios`; its roles are
@@ -358,7 +364,7 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
             **scenario_meta(p, sc)}
     return _finish_task(library, seed, ctx, fx, C, D, p.walk, p.u, p.criteria, p.answer, meta)
 
-# %% ../nbs/12_author.ipynb #34c0cb86
+# %% ../nbs/12_author.ipynb #3624570a
 _GC_PACE = {"depth": 0, "saved": None, "lock": threading.Lock()}
 
 @contextlib.contextmanager
@@ -379,10 +385,12 @@ def gc_paced(gen0: int = 50_000):
             _GC_PACE["depth"] -= 1
             if _GC_PACE["depth"] == 0: gc.set_threshold(*_GC_PACE["saved"])
 
+# %% ../nbs/12_author.ipynb #116988de
 def _world_seeds(seed: int, worlds: int) -> list[int]:
     r = random.Random(f"worlds:{seed}")
     return [r.randrange(2**31) for _ in range(worlds)]
 
+# %% ../nbs/12_author.ipynb #612dc8ab
 def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_factory: Callable | None = None,
                    k: int | tuple | None = None, l_min: int | None = None, l_max: int | None = None,
                    n_distractors: int | None = None, domain: str | None = None, max_attempts: int | None = None,
@@ -434,11 +442,12 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
                      broken_rules=dict(broken), seconds=time.perf_counter() - t0)
     return tasks, rejected
 
+# %% ../nbs/12_author.ipynb #53d9cde9
 def synthesis_summary(tasks: list[Task], rejected: dict) -> dict:
     "`{admitted, rejected, rejected_by_rule}` — the summary `compoworld tasks --json` reports."
     return {"admitted": len(tasks), "rejected": sum(rejected.values()), "rejected_by_rule": dict(sorted(rejected.items()))}
 
-# %% ../nbs/12_author.ipynb #8eb7f061
+# %% ../nbs/12_author.ipynb #f9f16c90
 def difficulty_table(tasks: list[Task]) -> dict:
     """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, by_shape, by_revisits, calls_by_l, criteria_by_l}`: task counts (and means
     per L) of a task set; domains come from `meta['domains']` or are left out; the scenario (`meta['scenario']`, 'token_chain'
@@ -462,6 +471,7 @@ def difficulty_table(tasks: list[Task]) -> dict:
             "by_shape": dict(sorted(by_shape.items())), "by_revisits": dict(sorted(by_rev.items())),
             "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())}}
 
+# %% ../nbs/12_author.ipynb #d08576bb
 def difficulty_report(tasks: list[Task], out: str | Path | None = None, library: dict | None = None) -> dict:
     "The difficulty table plus a bar plot in eight panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size, by shape, by revisits); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
     from matplotlib.figure import Figure
@@ -485,6 +495,7 @@ def difficulty_report(tasks: list[Task], out: str | Path | None = None, library:
         path = Path(out); path.parent.mkdir(parents=True, exist_ok=True); fig.savefig(path, dpi=110)
     return {**tab, "figure": fig, "path": str(path) if path else None}
 
+# %% ../nbs/12_author.ipynb #ed21a0d5
 def _report_out(out: str) -> Path:
     "The plot path `--out`, checked before any work: not empty, not a folder, a format matplotlib writes, a folder we can write; ValueError naming it."
     import tempfile
@@ -501,6 +512,7 @@ def _report_out(out: str) -> Path:
     except OSError as e: raise ValueError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
     return p
 
+# %% ../nbs/12_author.ipynb #4808bfef
 def register_cli(subparsers) -> None:
     """Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object. The parsed args carry
     `func(args) -> dict` (the summary; ValueError naming a bad `--out`, `trajectory.JsonlError` naming a bad `--tasks` file and
