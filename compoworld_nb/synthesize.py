@@ -13,7 +13,7 @@ from typing import Any, Callable
 from pydantic import BaseModel
 from .core import *
 from .service import Service, State, Tool
-from .specs import import_spec, load_spec, conformance, SpecImportError
+from .specs import import_spec, load_spec, conformance, server_spec, SpecImportError
 from .llm import LLMConfig, LLMError, llm_config, make_client, chat
 from .sandbox import Limits, TEST_SUBSET, check_module, isolation_level
 
@@ -40,8 +40,17 @@ def module_name(slug: str) -> str:
 
 # %% ../nbs/34_synthesize.ipynb #a1ad2bae
 def read_spec(spec: str | os.PathLike | dict, slug: str | None = None) -> tuple[str, dict]:
-    "`(slug, spec dict)` from a spec file path, a slug in the shared specs folder, or a parsed spec; SynthesisError naming a missing, unreadable or invalid spec."
-    if isinstance(spec, dict): raw, slug = spec, slug or str(spec.get("server") or "service")
+    """`(slug, spec dict)` from a spec file path, a slug in the shared specs folder, a parsed spec, or a live MCP server:
+    `http(s)://…` (streamable HTTP) or `stdio:COMMAND` (a server started as COMMAND), whose `tools/list` is read
+    through the official SDK client (`specs.server_spec`). SynthesisError naming a missing, unreadable, unreachable or
+    invalid spec."""
+    live = isinstance(spec, str) and re.match(r"(https?://|stdio:)", spec)
+    if live:
+        target = spec[len("stdio:"):] if spec.startswith("stdio:") else spec
+        try: raw = server_spec(target)
+        except ValueError as e: raise SynthesisError(f"spec {spec!r}: {e}") from None
+        slug = slug or re.sub(r"[^a-z0-9_]+", "_", str(raw.get("server") or "server").lower()).strip("_") or "server"
+    elif isinstance(spec, dict): raw, slug = spec, slug or str(spec.get("server") or "service")
     else:
         p = Path(spec)
         if p.suffix == ".json" or p.exists():
@@ -319,7 +328,7 @@ def load_service_file(path: str | os.PathLike, attr: str = "service",
 def register_cli(subparsers) -> Callable[[argparse.Namespace], int]:
     "Add `synthesize SPEC --out DIR [--max-repairs N] [--model M] [--base-url URL] [--json]`; returns the handler `f(args) -> exit status`."
     p = subparsers.add_parser("synthesize", help="write a service from an MCP spec with a coding model; tests run and repairs happen in a sandbox")
-    p.add_argument("spec", help="an MCP spec JSON file (or the slug of one in shared/specs/mcp)")
+    p.add_argument("spec", help="an MCP spec JSON file, the slug of one in shared/specs/mcp, or a live server: http(s)://URL or stdio:COMMAND")
     p.add_argument("--out", required=True, help="output folder for the service, its tests and the report")
     p.add_argument("--max-repairs", type=int, default=3, help="repair turns after the first draft (default 3)")
     p.add_argument("--model", default=None, help="model name (default: settings [model] name / COMPOWORLD_MODEL_NAME)")

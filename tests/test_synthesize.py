@@ -244,3 +244,12 @@ def test_load_refuses_a_file_that_does_not_pass_a_sandboxed_check(tmp_path, chan
     change(d)
     with pytest.raises(ValueError, match=needle): load_service_file(d / "kv.py", limits=LIM)
     assert "kv" not in sys.modules and not os.path.exists("/etc/cw-owned")
+
+def test_a_live_server_is_a_spec_for_synthesis(tmp_path):
+    # `compoworld synthesize stdio:COMMAND` / `http(s)://URL`: the tools/list of a running MCP server, read through the SDK client
+    slug, raw = read_spec(f"stdio:{sys.executable} -m compoworld_nb.serve --services weather")
+    import sample_services
+    assert slug == "compoworld" and [t["name"] for t in raw["tools"]] == [f"weather__{n}" for n in sample_services.load_library()["weather"].tools]
+    with pytest.raises(SynthesisError, match=r"spec 'stdio:.*could not be read"): read_spec(f"stdio:{sys.executable} -c pass")
+    with pytest.raises(SynthesisError, match=r"spec 'http://127.0.0.1:9/mcp'.*could not be read"): read_spec("http://127.0.0.1:9/mcp")
+    with pytest.raises(SynthesisError, match="server command is empty"): read_spec("stdio:")
