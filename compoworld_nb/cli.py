@@ -465,6 +465,7 @@ def _cmd_tasks(a) -> dict:
     k = tuple(a.k) if a.k else (st["walk"]["k"], st["walk"]["k"])   # the paper's K=5 unless --k or a profile says otherwise
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
     _check_walk(k, l_max, library)
+    l_min = min(st["walk"]["l_min"], l_max)                          # as the demo does: a --l-max below the profile's shortest walk caps it
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
@@ -473,7 +474,7 @@ def _cmd_tasks(a) -> dict:
         try: ex = executor_from_args(a)
         except (ValueError, ImportError) as e: raise CliError(str(e)) from None
         with ex: tasks, rej = synthesize_tasks(a.n, a.seed, ex, library="default", k=k,
-                                               l_min=st["walk"]["l_min"], l_max=l_max, n_distractors=st["walk"]["distractors"])
+                                               l_min=l_min, l_max=l_max, n_distractors=st["walk"]["distractors"])
         save_jsonl(tmp.name, tasks); os.replace(tmp.name, out)
     finally:
         if os.path.exists(tmp.name): os.unlink(tmp.name)

@@ -97,3 +97,12 @@ def test_tasks_counts_and_profile_out_of_range_are_one_line_before_any_work(tmp_
     msg = one_line_error(capsys, ["tasks", "--out", str(out), *argv])
     assert needle in msg, msg
     assert list(tmp_path.iterdir()) == []
+
+def test_an_l_max_below_the_profiles_shortest_walk_caps_it(tmp_path, capsys):
+    # `tasks --k 2 --l-max 4` under the default profile (l_min 7) raised a ValueError from walk_settings; like the demo,
+    # the flag now caps the profile's shortest walk, and every task's walk fits it
+    out = tmp_path / "t.jsonl"
+    assert main(["tasks", "--n", "2", "--seed", "0", "--k", "2", "--l-max", "4", "--out", str(out)]) in (0, None)
+    tasks = [json.loads(l) for l in out.read_text().splitlines()]
+    assert len(tasks) == 2 and all(t["meta"]["K"] == 2 and t["meta"]["L"] <= 4 for t in tasks), [t["meta"] for t in tasks]
+    assert "Traceback" not in capsys.readouterr().err
