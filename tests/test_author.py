@@ -154,11 +154,11 @@ def test_gc_paced_raises_the_young_threshold_and_always_restores_it():
         assert gc.get_threshold() == (700, 10, 10)
         inside, go = threading.Event(), threading.Event()
         def other():
-            with gc_paced(4000): inside.set(); go.wait(5)
-        t = threading.Thread(target=other); t.start(); inside.wait(5)
+            with gc_paced(4000): inside.set(); go.wait()
+        t = threading.Thread(target=other, daemon=True); t.start(); inside.wait()
         with gc_paced(8000): pass                              # ends first: the other thread's block still runs
         assert gc.get_threshold() == (4000, 10, 10)
-        go.set(); t.join(5)
+        go.set(); t.join()
         assert gc.get_threshold() == (700, 10, 10)             # restored by the last block to end
         gc.set_threshold(50_000, 10, 10)
         with gc_paced(1000): assert gc.get_threshold() == (50_000, 10, 10)   # never lowered

@@ -352,13 +352,13 @@ def test_training_monitor_refuses_bad_settings_and_reports_failures(world):
 
     def broken(mode, cfg, on_step, stop): raise RuntimeError("disk full")
     bad = TrainingMonitor(runner=broken)
-    bad.start(); bad.wait(30)
+    bad.start(); bad.wait()
     assert isinstance(bad.error, RuntimeError) and "failed: RuntimeError: disk full" in text(bad.status)
     assert not bad.start_button.disabled
 
     def stopped(mode, cfg, on_step, stop): raise TrainingStopped("stopped after step 2")
     s = TrainingMonitor(runner=stopped)
-    s.start(); s.wait(30)
+    s.start(); s.wait()
     assert text(s.status) == "stopped after step 2; no model saved" and s.error is None and s.stopped is True
 
 
