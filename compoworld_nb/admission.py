@@ -522,16 +522,19 @@ def _r_revisit(a: Admission) -> list[str]:
     return out
 
 # %% ../nbs/10_admission.ipynb #3b676bb2
+def _selected_texts(records, c: Criterion) -> list[str]:
+    "Canonical texts of those of `records` that `c`'s `where` selects, sorted."
+    out = []
+    for r in records:
+        d = r.model_dump(mode="json") if hasattr(r, "model_dump") else r
+        if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): out.append(canonical_json(d))
+    return sorted(out)
+
 def _selected(js: JointState, c: Criterion) -> list[str]:
     "Canonical texts of the records `c` selects (its `where`) in `js`, sorted."
     st = narrow(js.get(c.service), c)
     col = getattr(st, c.collection, None) if st is not None else None
-    if not col: return []
-    out = []
-    for r in col.values():
-        d = r.model_dump(mode="json") if hasattr(r, "model_dump") else r
-        if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()): out.append(canonical_json(d))
-    return sorted(out)
+    return _selected_texts(col.values(), c) if col else []
 
 # %% ../nbs/10_admission.ipynb #3e0fa797
 def _selection_differs(a: Admission, c: Criterion) -> bool:
@@ -539,9 +542,7 @@ def _selection_differs(a: Admission, c: Criterion) -> bool:
     t0, tg = (getattr(js.get(c.service), c.collection or "", None) for js in (a.s0, a.run.g))
     D = changed_ids(tg, t0, full=False) if isinstance(t0, Mapping) and isinstance(tg, Mapping) else None
     if D is None: return _selected(a.s0, c) != _selected(a.run.g, c)
-    def texts(t):
-        ds = [r.model_dump(mode="json") if hasattr(r, "model_dump") else r for k in D if (r := t.get(k)) is not None]
-        return sorted(canonical_json(d) for d in ds if all(get_path(d, k)[0] and typed_eq(get_path(d, k)[1], v) for k, v in c.where.items()))
+    texts = lambda t: _selected_texts((r for k in D if (r := t.get(k)) is not None), c)
     return texts(t0) != texts(tg)
 
 # %% ../nbs/10_admission.ipynb #2fd40395
