@@ -7,7 +7,8 @@ Keys (goal in brackets): sentences_per_step (sentences of u per walk step, <= 0.
 read like a step: "Find …", "Open …", "In the X, …", <= 0.4), goal_or_output_per_task (>= 3), output_share (tasks with an
 `output` criterion, >= 0.3), multi_service_goal_share (tasks whose goal criteria touch >= 2 services, >= 0.5),
 conditional_share (>= 0.5), set_share (a set-valued requirement of >= 2 members, >= 0.3), empty_uniform (mean uniform reward of
-the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, distinct_shapes (workflow shapes used, goal >= 8; tasks_by_shape), tasks_per_s (verified tasks per second on one
+the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, distinct_shapes (workflow shapes used, goal >= 8; tasks_by_shape), tasks_by_k / tasks_by_l and scenario_tasks_by_k_l ("KxL": count, the
+scenario tasks only: difficulty spread, no goal), tasks_per_s (verified tasks per second on one
 core — CPU seconds of this process, authoring + admission; keep >= 20; `wall_tasks_per_s` beside it). As in bench_synthesis, the
 worlds' fixtures (and their fact, field and digest indexes) are built before the clock starts and reported as `warmup_s`: tasks
 share a few worlds (`generate_tasks(worlds=8)`), so these are paid once per world, not per task. Not a test: the figures are
@@ -79,6 +80,9 @@ def realism(tasks, library) -> dict:
         "distinct_scenarios": len(set(scen)),
         "distinct_shapes": len({t.meta.get("shape") for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain"}),
         "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain") for t in tasks).items())),
+        "tasks_by_k": {str(k): v for k, v in sorted(Counter(len(t.services) for t in tasks).items())},
+        "tasks_by_l": {str(k): v for k, v in sorted(Counter(len(t.walk) for t in tasks).items())},
+        "scenario_tasks_by_k_l": {k: v for k, v in sorted(Counter(f"{len(t.services)}x{len(t.walk)}" for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain").items())},
     }
 
 

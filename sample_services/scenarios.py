@@ -1,7 +1,7 @@
 """Workflow scenarios over the sample library (compoworld_nb.scenario): seven shapes and the stories that give them meaning.
 
 The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover) at
-their play functions below. Every shape is K=5, L=7 with two revisits, and each edge carries a value the next visit uses
+their play functions below. Every shape is K=5 with seven visits and two revisits, plus 0-2 wrap-up visits (`_wrap_up`, so L is 7-9), and each edge carries a value the next visit uses
 (a title, an email address, a reference such as a ticket id, an invite link or a message thread).
 
 * `weather_event` — an organiser's note points to a plan document; the plan names an event on the calendar, a weather
@@ -31,7 +31,9 @@ FORECASTS = ["Sunny", "Mostly Sunny", "Partly Sunny", "Mostly Cloudy", "Cloudy",
 
 def _spot(p, role: str, title: str) -> dict:
     "Where the document of `role` titled `title` will sit (chosen before it is planted, so an earlier document can point to it)."
-    return beats_of(p.library[p.cast[role]])["doc"].spot(p.ctx, title)
+    spot = beats_of(p.library[p.cast[role]])["doc"].spot(p.ctx, title)
+    p.__dict__.setdefault("spots", []).append(spot)          # remembered: a wrap-up (`_wrap_up`) must not name where a document is
+    return spot
 
 # --- shape 1: an event moved (or kept) because of the weather ------------------------------------------------
 def _play_weather(p, st: dict) -> None:
@@ -82,7 +84,7 @@ def _play_weather(p, st: dict) -> None:
     p.condition("wet_forecast", fc["short"], {"op": "in", "value": WET}, wet, [c1, c2], [c1])
     # visit 6: one email per guest who accepted, except the host
     m = p.visit("brief")
-    sels = m["notify"](ctx, people=invite, subject=subject,
+    sels, sent = _observed(ctx, m["notify"], people=invite, subject=subject,
                        body=lambda g: f"Hi {g.first},\n\n{event} will be at {final}. {'(Moved because of the forecast: ' + fc['short'] + '.)' if wet else ''}\n\nSee you there")
     for s in sels:
         p.require(s, "contains", final, f"{s['person'].name} is emailed where {event} will be ({final})", rivals=[venue if wet else alt])
@@ -95,7 +97,8 @@ def _play_weather(p, st: dict) -> None:
     # the request, at goal level
     first = ph.pick("{o} left me a note about {e} and I'd like it handled.", "Can you take care of {e} for me, as {o} wrote it up?",
                     "{o} has handed {e} over to me.", "I need {e} sorted out today — {o} emailed me about it.", o=org.first, e=st["event"].lower() + " " + f"#{n}")
-    middle = [ph.pick("Follow the plan {o} wrote, including the weather rule.", "Whatever the plan says about the weather, go with it.",
+    wrap = _wrap_up(p, ph, event, sent[:1], f"the email to {invite[0].name}")
+    middle = [wrap, ph.pick("Follow the plan {o} wrote, including the weather rule.", "Whatever the plan says about the weather, go with it.",
                       "Do what the plan says; the weather decides where it happens.", o=org.first),
               ph.maybe(ph.pick("Only the guests who said yes should hear from us.", "People who declined don't need an email.",
                                "Leave the host out of the emails.", "The host already knows, so no email for them."), 0.5)]
@@ -197,7 +200,7 @@ def _play_list(p, st: dict) -> None:
     link = m["event"]["htmlLink"]
     # visit 6: one email each, with the meeting link
     e = p.visit("brief")
-    sels = e["notify"](ctx, people=chosen, subject=meeting, body=lambda x: f"Hi {x.first},\n\nYou're invited to {meeting}: {link}\n")
+    sels, sent = _observed(ctx, e["notify"], people=chosen, subject=meeting, body=lambda x: f"Hi {x.first},\n\nYou're invited to {meeting}: {link}\n")
     for s in sels: p.require(s, "contains", link, f"{s['person'].name} is emailed the meeting link")
     p.require({"collection": sels[0]["collection"], "where": {"subject": meeting}}, "count_eq", len(chosen),
               f"exactly the {len(chosen)} invited people get the email; nobody marked {st['no']}{' nor ' + skip.name if skip else ''}")
@@ -207,7 +210,8 @@ def _play_list(p, st: dict) -> None:
     if rng.random() < 0.6: p.ask(ident, "the final answer reports the new ticket's identifier")
     first = ph.pick("{b} asked me to run {t}.", "Could you handle {t} for me, as {b} wrote it up?", "I owe {b} the follow-up on {t}.",
                     "{b} needs {t} done this week.", b=boss.first, t=st["thing"].lower() + f" #{n}")
-    middle = [ph.pick("Go by the list and its rules — don't contact anyone it leaves out.", "Stick to who the list says is in.",
+    wrap = _wrap_up(p, ph, thing, sent[:1], f"the email to {chosen[0].name}")
+    middle = [wrap, ph.pick("Go by the list and its rules — don't contact anyone it leaves out.", "Stick to who the list says is in.",
                       "The list decides who is in; the rest shouldn't hear from us."),
               ph.pick("Make sure it's tracked, the meeting is on my calendar, and everyone invited gets their own email.",
                       "I want it tracked, booked and everyone told individually.", "Ticket, meeting, emails — the usual, as our playbook describes."),
@@ -266,6 +270,37 @@ def _ref(got: list) -> str:
                 v = x.get(k)
                 if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= 4: return str(v)
     raise AssertionError("the beat observed no reference")
+
+# --- the filler beat every shape ends with: 0-2 optional wrap-up visits (seeded), so L varies within a shape ----------
+FILLERS = (0, 1, 1, 2)     # how many wrap-up visits a task gets, drawn uniformly from this tuple (L = the shape's visits + that many)
+
+def _wrap_up(p, ph, title: str, got: list, what: str) -> str:
+    """The shape's filler beats: 0-2 extra visits (drawn from `FILLERS`), each a wrap-up posted on a service of the cast that
+    offers an `announce` beat, is not the one just visited and has no write yet (a revisit: K stays, L grows), linking `ref` — a reference observed
+    in `got`, the calls of the visit before (`what` says what it points to; no filler if they show none) — so the walk edge carries that value; the second links the first post.
+    Each adds a goal criterion (the post holds the link). Returns the sentence u adds ("" when no filler fits or is drawn)."""
+    say = []
+    for i in range(p.rng.choice(FILLERS)):
+        try: ref = _ref(got)
+        except AssertionError: break
+        written = {c["service"] for c in p.changes}             # a second write elsewhere in a written service would leave it no collateral check
+        pool = sorted({s for s in p.cast.values() if s != p.walk[-1] and s not in written and "announce" in beats_of(p.library[s])})
+        if not pool: break
+        svc = p.rng.choice(pool)
+        post = beats_of(p.library[svc])["announce"]
+        for _ in range(8):                                      # a target that names where a document sits would give that away in u
+            tgt = post.target(p.ctx)
+            if not any(isinstance(v, str) and len(v) >= 3 and v in tgt["phrase"] for sp in p.__dict__.get("spots", []) for v in sp.values()): break
+        else: break
+        b = p.visit(next(r for r, s in sorted(p.cast.items()) if s == svc))
+        head = f"Wrap-up {i + 1}: {title}"
+        s, got = _observed(p.ctx, b["announce"], tgt, head, f"{title} is done — see {ref}.")
+        p.require(s, "contains", ref, f"the wrap-up in {tgt['phrase']} links {what}")
+        say.append(ph.pick("Post a short wrap-up in {t} with a link to {w}.", "Leave a wrap-up in {t} that links {w}.",
+                           "A wrap-up in {t} should point to {w}.", t=tgt["phrase"], w=what) if i == 0 else
+                   ph.pick("Then note in {t} where that wrap-up is.", "Link that wrap-up from {t} as well.", t=tgt["phrase"]))
+        what = "the first wrap-up"
+    return " ".join(say)
 
 # --- shape 3: an order problem raised in chat, resolved by each order's status (commerce) ----------------------------
 class _Customer:
@@ -338,13 +373,14 @@ def _play_orders(p, st: dict) -> None:
     tref = _ref(got)
     # visit 6: the case file closed, pointing to the thread's answer
     cf = p.visit("case")
-    s = cf["annotate"](ctx, title=case, text=f"Closed ({tref}): {summary}.")
+    s, got = _observed(ctx, cf["annotate"], title=case, text=f"Closed ({tref}): {summary}.")
     p.require(s, "contains", tref, "the case file is closed with a pointer to the thread's answer")
     returned = [x for x in done if x["new"] != "cancelled"]
     if returned: p.ask(returned[0]["refund_to"], "the final answer reports where the refund goes", rivals=sorted(ctx.state("retail").users[uid].payment_methods.keys() - {returned[0]["refund_to"]}) or None)
     first = ph.pick("{a} passed me a customer case about some orders.", "Could you sort out the order complaint {a} raised?",
                     "There's an order complaint that {a} handed over.", a=agent.first)
-    middle = [ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
+    wrap = _wrap_up(p, ph, f"case #{n}", got, "the note that closes the case file")
+    middle = [wrap, ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
                       "Go by the policy; already-delivered orders are handled differently from pending ones.", "Our usual policy for this kind of complaint applies."),
               ph.maybe(ph.pick("Don't touch the order they're happy with.", "Leave their other order alone."), 0.4),
               ph.maybe(ph.pick("Make sure the customer hears back, it's logged, and the thread and the case file are updated.", "Log it and close the loop with everyone involved."), 0.5)]
@@ -433,11 +469,12 @@ def _play_restock(p, st: dict) -> None:
     p.require({"collection": "rows", "where": {"table": "notes", "values.topic": title}, "field": "values.body"}, "contains", thread, "the order is recorded in the notes table, citing the email's thread")
     # visit 6: the answer in the thread
     back = p.visit("brief")
-    s = back["annotate"](ctx, title=title, text=f"Done: {total} units ordered, insight {nid}.")
+    s, got = _observed(ctx, back["annotate"], title=title, text=f"Done: {total} units ordered, insight {nid}.")
     p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
     p.ask(low[0]["name"], "the final answer names the product lowest on stock", rivals=[x["name"] for x in low[1:]] or None)
     first = ph.pick("{b} asked for the {t}.", "Can you do this week's {t} for {b}?", "The {t} is due; {b} wants it done today.", b=boss.first, t=st["thing"].lower())
-    middle = [ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
+    wrap = _wrap_up(p, ph, title, got, "the reply in the request's thread")
+    middle = [wrap, ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
                       "Go by the rule — only what's actually low, and the right person hears about it.", "The rule applies to the letter; don't order what we don't need."),
               ph.maybe("Keep the database in step with what you order.", 0.3)]
     last = ph.pick("Which product was lowest on stock?", "Tell me which product was the lowest at the end.")
@@ -532,11 +569,12 @@ def _play_zones(p, st: dict) -> None:
     p.require(s, "contains", mref, "the reply in the thread cites the invite emails")
     ro = p.visit("roster")
     tref = _ref(got)
-    s = ro["annotate"](ctx, title=roster_t, text=f"Booked for {chosen} ({mine}); see {tref}.")
+    s, got = _observed(ctx, ro["annotate"], title=roster_t, text=f"Booked for {chosen} ({mine}); see {tref}.")
     p.require(s, "contains", tref, f"the roster notes the booking ({chosen}) with a link to the thread's post")
     p.ask(chosen, "the final answer reports which candidate time was booked", rivals=[t for t in slots if t != chosen])
     first = ph.pick("{b} wants {t} set up today.", "Could you book {t} for {b}?", "I need {t} on the calendar today — {b} asked.", b=boss.first, t=title)
-    middle = [ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
+    wrap = _wrap_up(p, ph, title, got, "the booking note on the roster")
+    middle = [wrap, ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
                       "It should be the earliest candidate time that works for everyone in their own time zone.", "Working hours are 8 to 6 wherever each person is."),
               ph.maybe(ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."), 0.5),
               ph.maybe("The FYI person just needs an update, not an invite.", 0.3)]
@@ -620,13 +658,14 @@ def _play_incident(p, st: dict) -> None:
     mref = _ref(got)
     # visit 6: the thread
     back = p.visit("brief")
-    s = back["annotate"](ctx, title=f"{st['kind']} #{n} follow-up", text=f"Follow-up ticket {ident}; responders emailed (thread {mref}).")
+    s, got = _observed(ctx, back["annotate"], title=f"{st['kind']} #{n} follow-up", text=f"Follow-up ticket {ident}; responders emailed (thread {mref}).")
     p.require(s, "contains", ident, f"the reply in the thread gives the ticket identifier {ident}")
     p.require(s, "contains", mref, "the reply in the thread cites the responders' emails")
     p.ask(ident, "the final answer reports the follow-up ticket's identifier")
     first = ph.pick("{l} asked me to wrap up {t}.", "Could you do the follow-up for {t}? {l} is busy.", "{t} is over and {l} wants the follow-up done.",
                     l=lead.first, t=f"{st['kind'].lower()} #{n}")
-    middle = [ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
+    wrap = _wrap_up(p, ph, title, got, "the reply in the thread")
+    middle = [wrap, ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
                       "Our runbook decides the priority and who hears about it.", "The runbook applies; the incident's own issue has what you need."),
               ph.maybe(ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people."), 0.4),
               ph.maybe("Close the loop on the original issue too.", 0.3)]
@@ -729,13 +768,14 @@ def _play_handover(p, st: dict) -> None:
     p.require(s, "contains", link, "the reply in the thread gives the invite link")
     hd = p.visit("handover")
     tref = _ref(got)
-    s = hd["annotate"](ctx, title=doc_t, text=f"Done — see {tref}.")
+    s, got = _observed(ctx, hd["annotate"], title=doc_t, text=f"Done — see {tref}.")
     p.require(s, "contains", tref, "the handover notes are marked done, linking the thread's reply")
     top = max(seen, key=lambda x: (x["amount"], x["id"]))
     p.ask(f"{top['amount']:.2f}" if top["amount"] % 1 else str(int(top["amount"])), "the final answer gives the largest deal's amount")
     first = ph.pick("{b} asked me to hand {c} over to {x}.", "Could you do the {c} handover? {b} wants {x} to take it.", "{c} moves to {x}; {b} asked for the handover.",
                     b=boss.first, c=comp.name, x=new.first)
-    middle = [ph.pick("Only the leaving rep's open deals move — the notes say how.", "The handover notes decide what each deal needs.", "Leave the other reps' deals alone."),
+    wrap = _wrap_up(p, ph, title, got, "the note on the handover notes")
+    middle = [wrap, ph.pick("Only the leaving rep's open deals move — the notes say how.", "The handover notes decide what each deal needs.", "Leave the other reps' deals alone."),
               ph.maybe("Deals in late negotiation need a personal touch.", 0.4)]
     last = ph.pick("What's the biggest deal we're handing over worth?", "Tell me the largest deal's amount.")
     p.u = ph.say(first, middle, last)
