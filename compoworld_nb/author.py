@@ -28,7 +28,7 @@ from .admission import Admission, admission_errors, share_run
 # %% auto #0
 __all__ = ['default_library', 'default_scenarios', 'AuthoringError', 'StepContext', 'collateral_criteria', 'author_task',
            'scenario_task', 'gc_paced', 'generate_tasks', 'synthesis_summary', 'difficulty_table', 'difficulty_report',
-           'register_cli']
+           'difficulty_lines', 'register_cli']
 
 # %% ../nbs/12_author.ipynb #d9e72181
 from .library import load_library
@@ -449,11 +449,12 @@ def synthesis_summary(tasks: list[Task], rejected: dict) -> dict:
 
 # %% ../nbs/12_author.ipynb #f9f16c90
 def difficulty_table(tasks: list[Task]) -> dict:
-    """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, by_shape, by_revisits, calls_by_l, criteria_by_l}`: task counts (and means
+    """`{by_k, by_l, by_domain, by_k_l, by_scenario, by_conditions, by_set_size, by_shape, by_revisits, calls_by_l, criteria_by_l, difficulty_by_shape}`: task counts (and means
     per L) of a task set; domains come from `meta['domains']` or are left out; the scenario (`meta['scenario']`, 'token_chain'
-    for tasks without one), the number of conditions and the largest set size are the scenario layer's difficulty figures; the workflow shape and the revisits (L - K) come beside them."""
+    for tasks without one), the number of conditions and the largest set size are the scenario layer's difficulty figures; the workflow shape and the revisits (L - K) come beside them;
+    `difficulty_by_shape` is `{shape: {n, K, L, conditions, set_size}}`, the means per shape (set_size: the largest set)."""
     by_k, by_l, by_dom, by_kl, calls, crits = Counter(), Counter(), Counter(), Counter(), {}, {}
-    by_sc, by_cond, by_set, by_shape, by_rev = Counter(), Counter(), Counter(), Counter(), Counter()
+    by_sc, by_cond, by_set, by_shape, by_rev, per = Counter(), Counter(), Counter(), Counter(), Counter(), {}
     for t in tasks:
         K, L = len(t.services), len(t.walk)
         by_k[K] += 1; by_l[L] += 1; by_kl[f"{K}x{L}"] += 1
@@ -464,31 +465,44 @@ def difficulty_table(tasks: list[Task]) -> dict:
         by_set[max(t.meta.get("set_sizes") or [0])] += 1
         by_shape[t.meta.get("shape", "token_chain" if "scenario" not in t.meta else t.meta["scenario"])] += 1
         by_rev[L - K] += 1
+        per.setdefault(t.meta.get("shape", "token_chain"), []).append((K, L, len(t.meta.get("conditions") or []), max(t.meta.get("set_sizes") or [0])))
     mean = lambda xs: round(sum(xs) / len(xs), 2)
     return {"n": len(tasks), "by_k": dict(sorted(by_k.items())), "by_l": dict(sorted(by_l.items())),
             "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())), "by_scenario": dict(sorted(by_sc.items())),
             "by_conditions": dict(sorted(by_cond.items())), "by_set_size": dict(sorted(by_set.items())),
             "by_shape": dict(sorted(by_shape.items())), "by_revisits": dict(sorted(by_rev.items())),
-            "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())}}
+            "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())},
+            "difficulty_by_shape": {s: {"n": len(v), **{k: mean(x) for k, x in zip(("K", "L", "conditions", "set_size"), zip(*v))}} for s, v in sorted(per.items())}}
+
+# %% ../nbs/12_author.ipynb #4e63e418
+def _shape_panel(ax, by_shape: dict) -> None:
+    "Draw difficulty by workflow shape on `ax`: grouped horizontal bars of the mean L, number of conditions and largest set per shape (`difficulty_table`'s `difficulty_by_shape`)."
+    names = list(by_shape)
+    for j, (key, colour) in enumerate((("L", "#4C72B0"), ("conditions", "#DD8452"), ("set_size", "#55A868"))):
+        ax.barh([i + 0.27 * (j - 1) for i in range(len(names))], [by_shape[n][key] for n in names], height=0.27, color=colour, label=key)
+    ax.set_yticks(range(len(names)), names, fontsize=6); ax.invert_yaxis(); ax.legend(fontsize=6)
+    ax.set_title("difficulty by workflow shape (means)"); ax.tick_params(labelsize=8)
 
 # %% ../nbs/12_author.ipynb #d08576bb
 def difficulty_report(tasks: list[Task], out: str | Path | None = None, library: dict | None = None) -> dict:
-    "The difficulty table plus a bar plot in eight panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size, by shape, by revisits); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
+    "The difficulty table plus a bar plot in nine panels (tasks by K, by L, by domain, by scenario, by number of conditions, by largest set size, by shape, by revisits; and the mean L, conditions and largest set per shape); the PNG is written to `out` if given. Domains are read from `library` when tasks lack `meta['domains']`."
     from matplotlib.figure import Figure
     if library is not None:
         tasks = [t if t.meta.get("domains") else t.model_copy(update={"meta": {**t.meta, "domains": sorted({library[s].domain for s in t.services if s in library})}}) for t in tasks]
     tab = difficulty_table(tasks)
-    fig = Figure(figsize=(18, 9))
+    fig = Figure(figsize=(18, 13))
     panels = (("by_k", "tasks by K", "K"), ("by_l", "tasks by L", "L"), ("by_domain", "tasks by domain", None),
               ("by_scenario", "tasks by scenario", None), ("by_conditions", "tasks by number of conditions", "conditions"),
               ("by_set_size", "tasks by largest set size", "members"), ("by_shape", "tasks by workflow shape", None),
               ("by_revisits", "tasks by revisits (L - K)", "revisits"))
-    for ax, (key, title, xlab) in zip(fig.subplots(2, 4).ravel(), panels):
+    axes = fig.subplots(3, 3).ravel()
+    for ax, (key, title, xlab) in zip(axes, panels):
         items = list(tab[key].items())
         if xlab is None:
             ax.barh([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.invert_yaxis(); ax.tick_params(axis="y", labelsize=6)
         else: ax.bar([str(k) for k, _ in items], [v for _, v in items], color="#4C72B0"); ax.set_xlabel(xlab)
         ax.set_title(title); ax.tick_params(labelsize=8)
+    _shape_panel(axes[-1], tab["difficulty_by_shape"])
     fig.tight_layout()
     path = None
     if out is not None:
@@ -512,6 +526,14 @@ def _report_out(out: str) -> Path:
     except OSError as e: raise ValueError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
     return p
 
+# %% ../nbs/12_author.ipynb #65a78cb7
+def difficulty_lines(tab: dict) -> list[str]:
+    "The difficulty table (`difficulty_table`'s dict) as the lines `compoworld tasks-report` prints: tasks by K, L, revisits, number of conditions and largest set, then the means per workflow shape."
+    row = lambda d: ", ".join(f"{k}: {v}" for k, v in d.items()) or "-"
+    out = [f"{name}: {row(tab[key])}" for name, key in (("K", "by_k"), ("L", "by_l"), ("revisits (L - K)", "by_revisits"),
+                                                         ("conditions", "by_conditions"), ("largest set", "by_set_size"))]
+    return out + [f"  {s}: {d['n']} tasks, K {d['K']}, L {d['L']}, conditions {d['conditions']}, largest set {d['set_size']}" for s, d in tab.get("difficulty_by_shape", {}).items()]
+
 # %% ../nbs/12_author.ipynb #4808bfef
 def register_cli(subparsers) -> None:
     """Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object. The parsed args carry
@@ -533,6 +555,6 @@ def register_cli(subparsers) -> None:
         try: res = run(a)
         except ValueError as e:                       # JsonlError is a ValueError
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
-        print(json.dumps(res, sort_keys=True) if a.json else f"wrote {res['path']}: {res['n']} tasks")
+        print(json.dumps(res, sort_keys=True) if a.json else "\n".join([f"wrote {res['path']}: {res['n']} tasks", *difficulty_lines(res)]))
         return 0
     p.set_defaults(func=run, handler=handler)
