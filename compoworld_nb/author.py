@@ -474,7 +474,7 @@ def difficulty_table(tasks: list[Task]) -> dict:
             "calls_by_l": {L: mean(v) for L, v in sorted(calls.items())}, "criteria_by_l": {L: mean(v) for L, v in sorted(crits.items())},
             "difficulty_by_shape": {s: {"n": len(v), **{k: mean(x) for k, x in zip(("K", "L", "conditions", "set_size"), zip(*v))}} for s, v in sorted(per.items())}}
 
-# %% ../nbs/12_author.ipynb #4e63e418
+# %% ../nbs/12_author.ipynb #e8448fb7
 def _shape_panel(ax, by_shape: dict) -> None:
     "Draw difficulty by workflow shape on `ax`: grouped horizontal bars of the mean L, number of conditions and largest set per shape (`difficulty_table`'s `difficulty_by_shape`)."
     names = list(by_shape)
@@ -526,7 +526,7 @@ def _report_out(out: str) -> Path:
     except OSError as e: raise ValueError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
     return p
 
-# %% ../nbs/12_author.ipynb #65a78cb7
+# %% ../nbs/12_author.ipynb #54d4a931
 def difficulty_lines(tab: dict) -> list[str]:
     "The difficulty table (`difficulty_table`'s dict) as the lines `compoworld tasks-report` prints: tasks by K, L, revisits, number of conditions and largest set, then the means per workflow shape."
     row = lambda d: ", ".join(f"{k}: {v}" for k, v in d.items()) or "-"
