@@ -274,33 +274,42 @@ def _ref(got: list) -> str:
 # --- the filler beat every shape ends with: 0-2 optional wrap-up visits (seeded), so L varies within a shape ----------
 FILLERS = (0, 1, 1, 2)     # how many wrap-up visits a task gets, drawn uniformly from this tuple (L = the shape's visits + that many)
 
-def _wrap_up(p, ph, title: str, got: list, what: str) -> str:
-    """The shape's filler beats: 0-2 extra visits (drawn from `FILLERS`), each a wrap-up posted on a service of the cast that
-    offers an `announce` beat, is not the one just visited and has no write yet (a revisit: K stays, L grows), linking `ref` — a reference observed
-    in `got`, the calls of the visit before (`what` says what it points to; no filler if they show none) — so the walk edge carries that value; the second links the first post.
-    Each adds a goal criterion (the post holds the link). Returns the sentence u adds ("" when no filler fits or is drawn)."""
+def _wrap_up(p, ph, title: str, got: list, what: str, thread: str | None = None) -> str:
+    """The shape's filler beats: 0-2 extra visits (drawn from `FILLERS`), each a revisit (K stays, L grows) that links `ref` — a
+    reference observed in `got`, the calls of the visit before (`what` says what it points to; no filler if they show none) — so
+    the walk edge carries that value; the second links the first. A wrap-up is either a post on a service of the cast that offers
+    an `announce` beat, is not the one just visited and has no write yet, or (`thread`: the title of the request the shape's
+    `brief` role answers in) one more reply in that thread, where the shape already wrote (the same record: other threads keep
+    their collateral check). Each adds a goal criterion (the post holds the link). Returns the one sentence u adds ("" if none)."""
     say = []
     for i in range(p.rng.choice(FILLERS)):
         try: ref = _ref(got)
         except AssertionError: break
         written = {c["service"] for c in p.changes}             # a second write elsewhere in a written service would leave it no collateral check
-        pool = sorted({s for s in p.cast.values() if s != p.walk[-1] and s not in written and "announce" in beats_of(p.library[s])})
+        pool = [("announce", s) for s in sorted({s for s in p.cast.values() if s != p.walk[-1] and s not in written and "announce" in beats_of(p.library[s])})]
+        if thread and p.cast.get("brief") not in (None, p.walk[-1]) and "annotate" in beats_of(p.library[p.cast["brief"]]): pool.append(("thread", p.cast["brief"]))
         if not pool: break
-        svc = p.rng.choice(pool)
-        post = beats_of(p.library[svc])["announce"]
-        for _ in range(8):                                      # a target that names where a document sits would give that away in u
-            tgt = post.target(p.ctx)
-            if not any(isinstance(v, str) and len(v) >= 3 and v in tgt["phrase"] for sp in p.__dict__.get("spots", []) for v in sp.values()): break
-        else: break
-        b = p.visit(next(r for r, s in sorted(p.cast.items()) if s == svc))
-        head = f"Wrap-up {i + 1}: {title}"
-        s, got = _observed(p.ctx, b["announce"], tgt, head, f"{title} is done — see {ref}.")
-        p.require(s, "contains", ref, f"the wrap-up in {tgt['phrase']} links {what}")
-        say.append(ph.pick("Post a short wrap-up in {t} with a link to {w}.", "Leave a wrap-up in {t} that links {w}.",
-                           "A wrap-up in {t} should point to {w}.", t=tgt["phrase"], w=what) if i == 0 else
-                   ph.pick("Then note in {t} where that wrap-up is.", "Link that wrap-up from {t} as well.", t=tgt["phrase"]))
+        kind, svc = p.rng.choice(pool)
+        if kind == "announce":
+            post = beats_of(p.library[svc])["announce"]
+            for _ in range(8):                                  # a target that names where a document sits would give that away in u
+                tgt = post.target(p.ctx)
+                if not any(isinstance(v, str) and len(v) >= 3 and v in tgt["phrase"] for sp in p.__dict__.get("spots", []) for v in sp.values()): break
+            else: break
+            b = p.visit(next(r for r, s in sorted(p.cast.items()) if s == svc))
+            s, got = _observed(p.ctx, b["announce"], tgt, f"Wrap-up {i + 1}: {title}", f"{title} is done — see {ref}.")
+            p.require(s, "contains", ref, f"the wrap-up in {tgt['phrase']} links {what}")
+            where = tgt["phrase"]
+        else:
+            b = p.visit("brief")
+            s, got = _observed(p.ctx, b["annotate"], title=thread, text=f"Wrap-up {i + 1}: see {ref}.")
+            p.require(s, "contains", ref, f"a further reply in the request's thread links {what}")
+            where = "the request's thread"
+        say.append(ph.pick("Post a short wrap-up in {t} with a link to {w}", "Leave a wrap-up in {t} that links {w}",
+                           "A wrap-up in {t} should point to {w}", t=where, w=what) if i == 0 else
+                   ph.pick("and {t} should say where that wrap-up is", "and link that wrap-up from {t} as well", t=where))
         what = "the first wrap-up"
-    return " ".join(say)
+    return ", ".join(say) + "." if say else ""                  # one sentence, however many wrap-ups
 
 # --- shape 3: an order problem raised in chat, resolved by each order's status (commerce) ----------------------------
 class _Customer:
@@ -379,7 +388,7 @@ def _play_orders(p, st: dict) -> None:
     if returned: p.ask(returned[0]["refund_to"], "the final answer reports where the refund goes", rivals=sorted(ctx.state("retail").users[uid].payment_methods.keys() - {returned[0]["refund_to"]}) or None)
     first = ph.pick("{a} passed me a customer case about some orders.", "Could you sort out the order complaint {a} raised?",
                     "There's an order complaint that {a} handed over.", a=agent.first)
-    wrap = _wrap_up(p, ph, f"case #{n}", got, "the note that closes the case file")
+    wrap = _wrap_up(p, ph, f"case #{n}", got, "the note that closes the case file", thread=thread)
     middle = [wrap, ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
                       "Go by the policy; already-delivered orders are handled differently from pending ones.", "Our usual policy for this kind of complaint applies."),
               ph.maybe(ph.pick("Don't touch the order they're happy with.", "Leave their other order alone."), 0.4),
@@ -473,7 +482,7 @@ def _play_restock(p, st: dict) -> None:
     p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
     p.ask(low[0]["name"], "the final answer names the product lowest on stock", rivals=[x["name"] for x in low[1:]] or None)
     first = ph.pick("{b} asked for the {t}.", "Can you do this week's {t} for {b}?", "The {t} is due; {b} wants it done today.", b=boss.first, t=st["thing"].lower())
-    wrap = _wrap_up(p, ph, title, got, "the reply in the request's thread")
+    wrap = _wrap_up(p, ph, title, got, "the reply in the request's thread", thread=title)
     middle = [wrap, ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
                       "Go by the rule — only what's actually low, and the right person hears about it.", "The rule applies to the letter; don't order what we don't need."),
               ph.maybe("Keep the database in step with what you order.", 0.3)]
@@ -573,7 +582,7 @@ def _play_zones(p, st: dict) -> None:
     p.require(s, "contains", tref, f"the roster notes the booking ({chosen}) with a link to the thread's post")
     p.ask(chosen, "the final answer reports which candidate time was booked", rivals=[t for t in slots if t != chosen])
     first = ph.pick("{b} wants {t} set up today.", "Could you book {t} for {b}?", "I need {t} on the calendar today — {b} asked.", b=boss.first, t=title)
-    wrap = _wrap_up(p, ph, title, got, "the booking note on the roster")
+    wrap = _wrap_up(p, ph, title, got, "the booking note on the roster", thread=title)
     middle = [wrap, ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
                       "It should be the earliest candidate time that works for everyone in their own time zone.", "Working hours are 8 to 6 wherever each person is."),
               ph.maybe(ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."), 0.5),
@@ -664,7 +673,7 @@ def _play_incident(p, st: dict) -> None:
     p.ask(ident, "the final answer reports the follow-up ticket's identifier")
     first = ph.pick("{l} asked me to wrap up {t}.", "Could you do the follow-up for {t}? {l} is busy.", "{t} is over and {l} wants the follow-up done.",
                     l=lead.first, t=f"{st['kind'].lower()} #{n}")
-    wrap = _wrap_up(p, ph, title, got, "the reply in the thread")
+    wrap = _wrap_up(p, ph, title, got, "the reply in the thread", thread=f"{st['kind']} #{n} follow-up")
     middle = [wrap, ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
                       "Our runbook decides the priority and who hears about it.", "The runbook applies; the incident's own issue has what you need."),
               ph.maybe(ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people."), 0.4),
@@ -774,7 +783,7 @@ def _play_handover(p, st: dict) -> None:
     p.ask(f"{top['amount']:.2f}" if top["amount"] % 1 else str(int(top["amount"])), "the final answer gives the largest deal's amount")
     first = ph.pick("{b} asked me to hand {c} over to {x}.", "Could you do the {c} handover? {b} wants {x} to take it.", "{c} moves to {x}; {b} asked for the handover.",
                     b=boss.first, c=comp.name, x=new.first)
-    wrap = _wrap_up(p, ph, title, got, "the note on the handover notes")
+    wrap = _wrap_up(p, ph, title, got, "the note on the handover notes", thread=title)
     middle = [wrap, ph.pick("Only the leaving rep's open deals move — the notes say how.", "The handover notes decide what each deal needs.", "Leave the other reps' deals alone."),
               ph.maybe("Deals in late negotiation need a personal touch.", 0.4)]
     last = ph.pick("What's the biggest deal we're handing over worth?", "Tell me the largest deal's amount.")
