@@ -340,8 +340,8 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
     by_shape: dict = {}
     for name in sorted(scenarios): by_shape.setdefault(scenarios[name].shape.name, []).append(name)
     sc: Scenario = scenarios[rng.choice(by_shape[rng.choice(sorted(by_shape))])]     # a shape, then one of its stories: shapes weigh alike
-    cast = bind_roles(sc.shape, library, rng)
-    if cast is None: raise AuthoringError("scenario_cast", f"the library cannot cast scenario {sc.name!r} (shape {sc.shape.name})")
+    cast = bind_roles(sc.shape, library, rng, extra=max(0, k - sc.shape.k))      # a larger K casts the shape's optional roles
+    if cast is None: raise AuthoringError("scenario_cast", f"the library cannot cast scenario {sc.name!r} (shape {sc.shape.name}) with K={k}")
     C0 = list(dict.fromkeys(cast.values()))
     if len(C0) != k: raise AuthoringError("scenario_k", f"scenario {sc.name!r} uses K={len(C0)} services, not K={k}")
     rest = [n for n in library if n not in C0]
@@ -357,6 +357,7 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
     L = len(p.walk)
     if not l_min <= L <= l_max: raise AuthoringError("scenario_length", f"scenario {sc.name!r} has L={L}, outside {l_min}-{l_max}")
     C = list(dict.fromkeys(p.walk))
+    if set(C) != set(C0): raise AuthoringError("scenario_k", f"scenario {sc.name!r} visited {len(C)} of its K={len(C0)} cast services")
     bad = check_walk(p.walk, C)
     if bad: raise AuthoringError("scenario_walk", f"scenario {sc.name!r}: {bad[0]}")
     meta = {"K": len(C), "L": L, "domain": None, "domains": sorted({library[n].domain for n in C}), "author": "scenario", "seed": seed,
@@ -406,7 +407,8 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
         if scenarios != "default": raise ValueError(f"scenarios={scenarios!r}: give 'default', None or a {{name: Scenario}} dict")
         scenarios = default_scenarios()
     by_k: dict = {}
-    for name, sc in sorted((scenarios or {}).items()): by_k.setdefault(sc.shape.k, {})[name] = sc
+    for name, sc in sorted((scenarios or {}).items()):
+        for kk in sc.shape.ks: by_k.setdefault(kk, {})[name] = sc     # a shape with optional roles serves each K it can be cast with
     ks = (k, k) if isinstance(k, int) else tuple(k) if k is not None else (walk_settings()["k"],) * 2
     base = walk_settings(k=ks[0], l_min=l_min, l_max=l_max, distractors=n_distractors)
     l_min, l_max, n_distractors = base["l_min"], base["l_max"], base["distractors"]

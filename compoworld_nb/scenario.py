@@ -25,9 +25,12 @@ class Shape:
     play: Callable | None = None
     same: tuple = ()                  # pairs of roles played by one service (a revisit: the brief's mailbox is also where replies go)
     cites: tuple = ()                 # roles whose write must give a reference a later write can cite (its beat has no `no_reference` mark)
+    optional: dict = field(default_factory=dict)   # role -> beats: roles cast only for a larger K (one more service each, in order)
 
     @property
     def k(self) -> int: return len(set(self.fixed) | set(self.roles)) - len(self.same)   # the K of C a cast of this shape has
+    @property
+    def ks(self) -> tuple: return tuple(range(self.k, self.k + len(self.optional) + 1))   # every K a cast can have (optional roles added)
 
 @dataclass
 class Scenario:
@@ -46,14 +49,15 @@ def register_scenario(sc: Scenario) -> Scenario:
     SCENARIOS[sc.name] = sc; return sc
 
 # %% ../nbs/11_scenario.ipynb #99504c58
-def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = ()) -> dict | None:
-    "Role -> service for `shape` over `library`: each role gets a service offering all its beats, roles get distinct services (except the `same` pairs), a `cites` role only a service whose beats give a reference; None if the library cannot cast the shape."
+def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = (), extra: int = 0) -> dict | None:
+    "Role -> service for `shape` over `library`: each role gets a service offering all its beats, roles get distinct services (except the `same` pairs), a `cites` role only a service whose beats give a reference; the first `extra` optional roles are cast too (K = shape.k + extra); None if the library cannot cast the shape or `extra` exceeds its optional roles."
     out, used = {}, set()
     for role, svc in shape.fixed.items():
         if svc not in library: return None
         out[role] = svc; used.add(svc)
     alias = {b: a for a, b in shape.same}
-    for role, needs in shape.roles.items():
+    if not 0 <= extra <= len(shape.optional): return None
+    for role, needs in [*shape.roles.items(), *list(shape.optional.items())[:extra]]:
         if role in out: continue
         if role in alias and alias[role] in out:
             if not set(needs) <= set(beats_of(library[out[alias[role]]])): return None

@@ -28,6 +28,8 @@ __all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_M
 WET = ["Chance Light Rain", "Light Rain", "Rain Showers Likely", "Chance Light Snow", "Light Snow", "Snow Showers Likely"]
 # every short forecast for "today" the fixture can give (the rivals of the one observed)
 FORECASTS = ["Sunny", "Mostly Sunny", "Partly Sunny", "Mostly Cloudy", "Cloudy", "Patchy Fog"] + WET
+# every shape's optional role (Shape.optional): a cast for K = 6 adds a service with an `announce` beat, where the first wrap-up (`_wrap_up`) goes
+_WRAP = {"wrap": ("announce",)}
 
 def _spot(p, role: str, title: str) -> dict:
     "Where the document of `role` titled `title` will sit (chosen before it is planted, so an earlier document can point to it)."
@@ -106,7 +108,7 @@ def _play_weather(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 WEATHER_EVENT = Shape("weather_event", roles={"brief": ("doc", "notify"), "plan": ("doc",)},
-                      fixed={"calendar": "calendar", "maps": "maps", "weather": "weather"}, play=_play_weather)
+                      fixed={"calendar": "calendar", "maps": "maps", "weather": "weather"}, play=_play_weather, optional=_WRAP)
 
 _WEATHER_STORIES = [
     ("community_meetup", "events", "Community meetup", "weather plan", "the online room meet.example.com/meetup-{n}", "final details", "the speaker"),
@@ -220,7 +222,7 @@ def _play_list(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 LIST_FOLLOWUP = Shape("list_followup", roles={"brief": ("doc", "notify"), "list": ("doc", "annotate"), "guide": ("doc",)},
-                      fixed={"tracker": "linear", "calendar": "calendar"}, play=_play_list)
+                      fixed={"tracker": "linear", "calendar": "calendar"}, play=_play_list, optional=_WRAP)
 
 _LIST_STORIES = [
     ("hiring_loop", "hiring", "Hiring loop", "interviewers", "Interviewers for the loop", "available", "on leave", "already met the candidate", "Hiring loop", "Debrief", True),
@@ -282,14 +284,15 @@ def _wrap_up(p, ph, title: str, got: list, what: str, thread: str | None = None)
     `brief` role answers in) one more reply in that thread, where the shape already wrote (the same record: other threads keep
     their collateral check). Each adds a goal criterion (the post holds the link). Returns the one sentence u adds ("" if none)."""
     say = []
-    for i in range(p.rng.choice(FILLERS)):
+    n = p.rng.choice(FILLERS)
+    for i in range(max(1, n) if "wrap" in p.cast else n):       # an optional `wrap` role (a larger K) is where the first wrap-up goes
         try: ref = _ref(got)
         except AssertionError: break
         written = {c["service"] for c in p.changes}             # a second write elsewhere in a written service would leave it no collateral check
         pool = [("announce", s) for s in sorted({s for s in p.cast.values() if s != p.walk[-1] and s not in written and "announce" in beats_of(p.library[s])})]
         if thread and p.cast.get("brief") not in (None, p.walk[-1]) and "annotate" in beats_of(p.library[p.cast["brief"]]): pool.append(("thread", p.cast["brief"]))
         if not pool: break
-        kind, svc = p.rng.choice(pool)
+        kind, svc = ("announce", p.cast["wrap"]) if i == 0 and ("announce", p.cast.get("wrap")) in pool else p.rng.choice(pool)
         if kind == "announce":
             post = beats_of(p.library[svc])["announce"]
             for _ in range(8):                                  # a target that names where a document sits would give that away in u
@@ -397,7 +400,7 @@ def _play_orders(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 ORDER_PROBLEM = Shape("order_problem", roles={"brief": ("doc", "annotate"), "case": ("doc", "annotate"), "log": ("announce",)},
-                      fixed={"retail": "retail", "mail": "gmail"}, play=_play_orders, cites=("log", "brief"))
+                      fixed={"retail": "retail", "mail": "gmail"}, play=_play_orders, optional=_WRAP, cites=("log", "brief"))
 
 _ORDER_STORIES = [
     ("order_problem_chat", "commerce", "the wrong size arrived", "ordered by mistake", "Order complaints policy", "How we handle order complaints"),
@@ -490,7 +493,7 @@ def _play_restock(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 RESTOCK = Shape("db_restock", roles={"brief": ("doc", "annotate"), "policy": ("doc",), "announce": ("announce",)},
-                fixed={"sqlite": "sqlite", "mail": "gmail"}, play=_play_restock, cites=("announce",))
+                fixed={"sqlite": "sqlite", "mail": "gmail"}, play=_play_restock, optional=_WRAP, cites=("announce",))
 
 _RESTOCK_STORIES = [
     ("restock_run", "data", "Restock", "Restock rule", None),
@@ -591,7 +594,7 @@ def _play_zones(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 ZONE_MEETING = Shape("zone_meeting", roles={"brief": ("doc", "annotate"), "roster": ("doc", "annotate")},
-                     fixed={"calendar": "calendar", "time": "time", "mail": "gmail"}, play=_play_zones, cites=("brief",))
+                     fixed={"calendar": "calendar", "time": "time", "mail": "gmail"}, play=_play_zones, optional=_WRAP, cites=("brief",))
 
 _ZONE_STORIES = [
     ("partner_call", "sales", "Partner call", "attendees", "Attendees"),
@@ -682,7 +685,7 @@ def _play_incident(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 INCIDENT = Shape("incident_followup", roles={"brief": ("doc", "annotate"), "runbook": ("doc",)},
-                 fixed={"github": "github", "tracker": "linear", "mail": "gmail"}, play=_play_incident)
+                 fixed={"github": "github", "tracker": "linear", "mail": "gmail"}, play=_play_incident, optional=_WRAP)
 
 _INCIDENT_STORIES = [
     ("outage_followup", "devops", "Outage", "checkout returned errors for twenty minutes", "Incident runbook"),
@@ -790,7 +793,7 @@ def _play_handover(p, st: dict) -> None:
     p.u = ph.say(first, middle, last)
 
 HANDOVER = Shape("crm_handover", roles={"brief": ("doc", "annotate"), "handover": ("doc", "annotate")},
-                 fixed={"crm": "crm", "mail": "gmail", "calendar": "calendar"}, play=_play_handover, cites=("brief",))
+                 fixed={"crm": "crm", "mail": "gmail", "calendar": "calendar"}, play=_play_handover, optional=_WRAP, cites=("brief",))
 
 _HANDOVER_STORIES = [
     ("deal_handover_crm", "sales", "Account handover", ),

@@ -167,3 +167,13 @@ def test_tasks_report_by_scenario_and_difficulty(tmp_path):
     assert sum(rep["by_scenario"].values()) == 6 and set(rep["by_scenario"]) <= set(SCS)
     assert rep["by_conditions"] == {1: 6} and sum(rep["by_set_size"].values()) == 6 and min(rep["by_set_size"]) >= 1
     assert (tmp_path / "r.png").stat().st_size > 5000
+
+def test_a_larger_k_casts_each_shapes_optional_wrap_role():
+    "K=6: a shape adds its optional `wrap` service (Shape.optional) and posts the first wrap-up there, so K varies within a shape; K=5 casts never include it."
+    ts, _ = generate_tasks(10, 5, LIB, WORLD, k=6, progress=False, chain_share=0.0)
+    assert len(ts) == 10 and {t.meta["author"] for t in ts} == {"scenario"} and len({t.meta["shape"] for t in ts}) >= 4
+    for t in ts:
+        assert t.meta["K"] == len(t.services) == 6 and 8 <= t.meta["L"] <= 9 and t.meta["revisits"] == t.meta["L"] - 6
+        assert any(c["description"].startswith("the wrap-up in ") for c in t.rubric)
+    assert all(sc.shape.ks == (5, 6) for sc in SCS.values())
+    assert all("wrap" not in bind_roles(sc.shape, LIB, random.Random(0)) for sc in SCS.values())
