@@ -15,7 +15,8 @@ from .core import *
 from .service import Service, State, Tool
 from .specs import import_spec, load_spec, conformance, server_spec, SpecImportError
 from .llm import LLMConfig, LLMError, llm_config, make_client, chat
-from .sandbox import Limits, TEST_SUBSET, check_module, isolation_level
+from .sandbox import Limits, isolation_level
+from .grading import TEST_SUBSET, check_module
 
 # %% auto #0
 __all__ = ['SYSTEM_PROMPT', 'SynthesisError', 'module_name', 'read_spec', 'synthesis_prompt', 'code_blocks', 'parse_files',
@@ -154,7 +155,7 @@ def _clip(s: str, n: int = 4000) -> str: return s if len(s) <= n else "...\n" + 
 def check_draft(files: dict[str, str], module: str, slug: str, raw: dict, limits: Limits | None = None,
                 isolation: str = "auto", require_all_tools: bool = True) -> tuple[dict, str | None]:
     """`(record, feedback)`: the draft's module imported in a sandboxed host (its tool listing), its tests graded here by
-    `sandbox.grade_tests` (every call going to the host; nothing the sandboxed code writes counts as a result), then the
+    `grading.grade_tests` (every call going to the host; nothing the sandboxed code writes counts as a result), then the
     spec check here; feedback None when it passed."""
     rec: dict = {"listing": None, "conformance": [], "missing_tools": [], "tests": None, "sandbox": {}, "passed": False}
     c = check_module(files, module, [f"test_{module}.py"], limits, isolation)
@@ -285,7 +286,7 @@ def load_service_file(path: str | os.PathLike, attr: str = "service",
                       isolation: str = "auto",        # sandbox level of that check (see `isolation_level`)
                      ) -> Service:
     """Import a service module from a file and return its `service`, after the exact bytes that will be imported passed a
-    sandboxed check here (`sandbox.check_module`: import and tool listing in a sandboxed host, and `test_<module>.py`
+    sandboxed check here (`grading.check_module`: import and tool listing in a sandboxed host, and `test_<module>.py`
     beside it, when there is one, graded in this process over the host's replies): code that has not passed a sandboxed
     check is never run in this process. ValueError naming the file and what failed otherwise. The verdict cannot be
     written by the sandboxed code; still, a module that passed its tests runs here with this process's rights, so load

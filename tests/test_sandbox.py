@@ -7,7 +7,8 @@ core set, also at the hook-only level; the kernel layer alone (no audit hook) is
 import os, socket, sys
 import pytest
 from compoworld_nb.sandbox import (Limits, SandboxError, SandboxResult, isolation_level, namespaces_available, read_roots,
-                                   run_pytest, run_sandboxed, run_script, check_module, describe_module)
+                                   run_pytest, run_sandboxed, run_script, describe_module)
+from compoworld_nb.grading import check_module
 
 if not namespaces_available():
     # without bubblewrap 'auto' refuses to run model-written code; these tests ask for the audit-hook level by name

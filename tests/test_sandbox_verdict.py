@@ -6,7 +6,8 @@ in this process."""
 import os, sys
 import pytest
 from hypothesis import given, settings, strategies as st, HealthCheck
-from compoworld_nb.sandbox import Limits, ServiceHost, HostError, check_module, grade_tests, namespaces_available
+from compoworld_nb.sandbox import Limits, ServiceHost, HostError, namespaces_available
+from compoworld_nb.grading import check_module, grade_tests
 if not namespaces_available(): os.environ["COMPOWORLD_SANDBOX"] = "hook"
 from compoworld_nb.synthesize import check_draft, load_service_file
 
