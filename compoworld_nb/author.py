@@ -516,7 +516,7 @@ def _report_out(out: str) -> Path:
     "The plot path `--out`, checked before any work: not empty, not a folder, a format matplotlib writes, a folder we can write; ValueError naming it."
     import tempfile
     from matplotlib.backend_bases import FigureCanvasBase
-    if str(out).strip() == "": raise ValueError("--out '' is empty: give a .png file path")
+    if str(out).strip() == "": raise ValueError(f"--out {str(out)!r} is empty: give a .png file path")
     p = Path(out).expanduser()
     if p.is_dir(): raise ValueError(f"--out {str(out)!r} is a directory: give a .png file path")
     fmt = p.suffix.lower().lstrip(".")

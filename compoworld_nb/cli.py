@@ -459,7 +459,7 @@ verified_library = load_library   # the one library loader (quarantined tools ma
 
 def _cmd_tasks(a) -> dict:
     st = _profile_settings(a.profile)
-    if str(a.out).strip() == "": raise CliError("--out '' is empty: give a .jsonl file path")
+    if str(a.out).strip() == "": raise CliError(f"--out {str(a.out)!r} is empty: give a .jsonl file path")
     if Path(a.out).expanduser().is_dir(): raise CliError(f"--out {a.out!r} is a directory: give a .jsonl file path")
     library, _ = verified_library()
     k = tuple(a.k) if a.k else (st["walk"]["k"], st["walk"]["k"])   # the paper's K=5 unless --k or a profile says otherwise
@@ -469,7 +469,7 @@ def _cmd_tasks(a) -> dict:
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
-    except OSError as e: raise CliError(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
+    except OSError as e: raise CliError(f"--out {str(a.out)!r} is not writable: {e.strerror or e}") from None
     try:
         try: ex = executor_from_args(a)
         except (ValueError, ImportError) as e: raise CliError(str(e)) from None
@@ -619,7 +619,7 @@ def cmd_train(a: argparse.Namespace) -> dict:
     if a.backend == "unsloth" and not torch.cuda.is_available():
         raise TrainArgError("--backend unsloth needs a CUDA GPU and none is available here; use --backend trl")
     out = Path(a.out)
-    if not a.out.strip(): raise TrainArgError("--out '' is empty: give a folder")
+    if not a.out.strip(): raise TrainArgError(f"--out {str(a.out)!r} is empty: give a folder")
     if out.exists() and not out.is_dir(): raise TrainArgError(f"--out {a.out!r} exists and is not a directory")
     top = next(p for p in [out.absolute(), *out.absolute().parents] if p.exists())   # the folder the new ones are made in
     try:

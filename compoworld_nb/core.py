@@ -252,7 +252,7 @@ def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError,
     `error` naming `out` (as given) when it is a file, a non-empty folder or a folder holding an input (without
     `overwrite`), or cannot be written. Nothing already there is touched."""
     dest = Path(out).expanduser().absolute()
-    if str(out).strip() == "": raise error("--out '' is empty: give a folder")
+    if str(out).strip() == "": raise error(f"--out {str(out)!r} is empty: give a folder")
     if dest.exists() and not dest.is_dir(): raise error(f"--out {str(out)!r} exists and is not a directory")
     if dest.is_dir() and not overwrite:
         held = _holds(dest, inputs)

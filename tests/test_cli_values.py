@@ -106,3 +106,22 @@ def test_an_l_max_below_the_profiles_shortest_walk_caps_it(tmp_path, capsys):
     tasks = [json.loads(l) for l in out.read_text().splitlines()]
     assert len(tasks) == 2 and all(t["meta"]["K"] == 2 and t["meta"]["L"] <= 4 for t in tasks), [t["meta"] for t in tasks]
     assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [["tasks"], ["demo"], ["tasks-report", "--tasks", "t.jsonl"],
+                                  ["train", "sft", "--model", "tiny", "--data", "d.jsonl"]], ids=lambda a: " ".join(a[:2]))
+@pytest.mark.parametrize("out", ["", " ", "\t "])
+def test_an_empty_out_is_named_as_typed(tmp_path, capsys, monkeypatch, argv, out):
+    "Found in review: `--out ' '` was reported as `--out '' is empty` (the stripped form, not what was typed), in every command."
+    monkeypatch.chdir(tmp_path)
+    msg = one_line_error(capsys, argv + ["--out", out])
+    assert f"--out {out!r} is empty" in msg and list(tmp_path.iterdir()) == [], msg
+
+
+@pytest.mark.parametrize("argv", [["tasks", "--out", "cw-nope/t.jsonl"], ["demo", "--out", "cw-nope/d"],
+                                  ["tasks-report", "--tasks", "t.jsonl", "--out", "cw-nope/r.png"]], ids=lambda a: a[0])
+def test_an_unwritable_relative_out_is_named_as_typed(monkeypatch, capsys, argv):
+    "`tasks` named an unwritable relative `--out` by its absolute path (`/proc/cw-nope/t.jsonl`), not as typed."
+    monkeypatch.chdir("/proc")
+    msg = one_line_error(capsys, argv)
+    assert f"--out {argv[-1]!r} is not writable" in msg, msg
