@@ -29,7 +29,7 @@ except ImportError:                                     # older code (no scenari
         s = s.strip().lower().lstrip("“\"'(")
         return any(s.startswith(o + " ") or s.startswith(o + ",") for o in _OPEN)
 
-from compoworld_nb.author import default_library, generate_tasks
+from compoworld_nb.author import default_library, difficulty_table, generate_tasks
 try: from compoworld_nb.admission import Admission
 except ImportError: from compoworld_nb.task import Admission          # older code (one task module), for a before figure
 
@@ -66,6 +66,7 @@ def realism(tasks, library) -> dict:
         b = [a.b(c, a.s0, None) for c in a.rubric.criteria]
         empty.append(sum(b) / len(b))
     scen = [t.meta.get("scenario", "token_chain") for t in tasks]
+    tab = difficulty_table(tasks)
     return {
         "n": len(tasks),
         "sentences_per_step": round(sum(len(ss) / L for ss, L in sent) / n, 3),
@@ -80,9 +81,9 @@ def realism(tasks, library) -> dict:
         "distinct_scenarios": len(set(scen)),
         "distinct_shapes": len({t.meta.get("shape") for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain"}),
         "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain") for t in tasks).items())),
-        "tasks_by_k": {str(k): v for k, v in sorted(Counter(len(t.services) for t in tasks).items())},
-        "tasks_by_l": {str(k): v for k, v in sorted(Counter(len(t.walk) for t in tasks).items())},
-        "scenario_tasks_by_k_l": {k: v for k, v in sorted(Counter(f"{len(t.services)}x{len(t.walk)}" for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain").items())},
+        "tasks_by_k": {str(k): v for k, v in tab["by_k"].items()},       # the counts of tasks-report (`difficulty_table`), JSON keys
+        "tasks_by_l": {str(k): v for k, v in tab["by_l"].items()},
+        "scenario_tasks_by_k_l": difficulty_table([t for t, s in zip(tasks, scen) if s != "token_chain"])["by_k_l"],
     }
 
 

@@ -465,9 +465,10 @@ def difficulty_table(tasks: list[Task]) -> dict:
         by_sc[t.meta.get("scenario", "token_chain")] += 1
         by_cond[len(t.meta.get("conditions") or [])] += 1
         by_set[max(t.meta.get("set_sizes") or [0])] += 1
-        by_shape[t.meta.get("shape", "token_chain" if "scenario" not in t.meta else t.meta["scenario"])] += 1
+        shape = t.meta.get("shape", "token_chain" if "scenario" not in t.meta else t.meta["scenario"])
+        by_shape[shape] += 1
         by_rev[L - K] += 1
-        per.setdefault(t.meta.get("shape", "token_chain"), []).append((K, L, len(t.meta.get("conditions") or []), max(t.meta.get("set_sizes") or [0])))
+        per.setdefault(shape, []).append((K, L, len(t.meta.get("conditions") or []), max(t.meta.get("set_sizes") or [0])))
     mean = lambda xs: round(sum(xs) / len(xs), 2)
     return {"n": len(tasks), "by_k": dict(sorted(by_k.items())), "by_l": dict(sorted(by_l.items())),
             "by_domain": dict(sorted(by_dom.items())), "by_k_l": dict(sorted(by_kl.items())), "by_scenario": dict(sorted(by_sc.items())),
