@@ -194,7 +194,7 @@ class StepContext:
                 "field": field, "op": op, "value": to_jsonable(value)}
 
     def decoy(self, step: Step, kind: str, value: Any, want: str | None) -> bool:
-        "Run `step` silently with another value of `kind` (key or place) so that its records sit in s0 beside the real ones; True if it planted something."
+        "Run `step` silently with another value of `kind` (key or place) so that its records sit in s0 beside the real ones; True if it planted something (any record `_planted_changes` finds added to s0: a file, an issue, a row, not only a `plant_id` record)."
         if kind == "key": dv = self.new_key()
         elif kind == "place" and self.world is not None:
             opts = [p.label for p in self.world.places if p.label != str(value)]
@@ -209,7 +209,7 @@ class StepContext:
             self.s0, self.js, self._plants, self.memory = snap[0], snap[1], snap[2], snap[4]
         finally:
             self.dry, self.in_phrase = False, snap[3]
-        return self._plants > snap[2]
+        return any(_planted_changes(st, self.s0[s]) for s, st in snap[0].items())
 
 # %% ../nbs/12_author.ipynb #f62b4729
 def collateral_criteria(adm: Admission, per_service: int = 1) -> list[dict]:

@@ -88,6 +88,26 @@ def test_decoys_make_guessing_unsafe():
     n_planted = lambda x: sum(len(r) for cols in x.s0["overrides"].values() for r in cols.values())
     assert n_planted(t) > n_planted(plain)
 
+@pytest.mark.parametrize("service, planted", [
+    ("filesystem", [("directories", "/home/andrea.brown/briefs", "added"), ("files", "/home/andrea.brown/briefs/topaz-494.md", "added")]),
+    ("github", [("issues", "gouldfoster/api-gateway#518", "added")]),
+    ("memory", [("entities", "topaz-494", "added")]),
+    ("sqlite", [("rows", "projects:31", "added")]),
+    ("gmail", [("messages", "msg_p1", "added")])])
+def test_decoy_counts_every_planted_record_kind(service, planted):
+    "A decoy that plants a file, an issue, a memory entity or a sqlite row counts, not only one keyed by `plant_id` (gmail's)."
+    from compoworld_nb.author import _planted_changes
+    step = next(s for s in LIB[service].steps if s.name == "read")
+    ctx = StepContext(ComposedEnv([LIB[service]]), {service: _fixture(LIB[service], 7)}, random.Random(0), WORLD(7), 7)
+    ctx.service, before = service, ctx.s0[service]
+    assert (ctx.decoy(step, "key", "falcon-417", None), _planted_changes(before, ctx.s0[service]), ctx.reference) == (True, planted, [])
+
+def test_file_decoy_counts_in_meta():
+    "Seed 1's filesystem read plants a decoy brief beside the real one: meta.decoys says so."
+    t = author_task(LIB, 1, k=2, l_min=3, l_max=3, n_distractors=1, world_factory=WORLD)
+    assert sorted(t.s0["overrides"]["filesystem"]["files"]) == ["/home/jennifer.perez/briefs/fjord-767.md", "/home/jennifer.perez/briefs/quill-560.md"]
+    assert (t.meta["decoys"], t.id) == (1, "tfbfd689a51")
+
 def test_collateral_criteria_fail_on_the_mistakes_they_come_from(tasks):
     for t in tasks[0][:3]:
         a = Admission(t, LIB)
