@@ -7,6 +7,7 @@ Docs: https://compoworld.github.io/compoworld_nb/grading.html.md"""
 # %% ../nbs/33a_grading.ipynb #g0000003
 from __future__ import annotations
 import ast, operator
+from fastcore.basics import patch
 from pathlib import Path
 from .sandbox import HostError, Limits, SandboxResult, ServiceHost
 
@@ -20,12 +21,14 @@ class SubsetError(ValueError):
 class _Fail(Exception):
     "One test's failure (its message is what the report shows)."
 
+# %% ../nbs/33a_grading.ipynb #b06c51ff
 class StateRef:
     "A handle on a state held by the sandboxed service: fields read through the host (`s.entries`); `s1 is s0` compares handles."
     __slots__ = ("host", "h")
     def __init__(self, host, h): self.host, self.h = host, h
     def __repr__(self): return f"<state {self.h}>"
 
+# %% ../nbs/33a_grading.ipynb #655c372d
 class _Rec(dict):
     "A JSON object from the service; its keys read as attributes too (`rec.title`)."
     __slots__ = ()
@@ -36,6 +39,7 @@ def _data(v):
     if type(v) is list: return [_data(x) for x in v]
     return v
 
+# %% ../nbs/33a_grading.ipynb #789c7299
 class _Func:
     "A function of the test file, run by the interpreter."
     def __init__(self, node): self.node = node
@@ -51,6 +55,7 @@ class _Service:
     def __init__(self, host, listing): self.host, self.listing = host, listing
     def __repr__(self): return f"<service {self.listing.get('name')!r}>"
 
+# %% ../nbs/33a_grading.ipynb #1de699f2
 _MAX_LEN, _MAX_BITS = 1_000_000, 4096
 _BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
            ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow, ast.BitAnd: operator.and_,
@@ -65,6 +70,7 @@ _METHODS = {str: {"startswith", "endswith", "lower", "upper", "strip", "lstrip",
             dict: {"get", "keys", "values", "items"}, list: {"count", "index", "append", "copy"},
             tuple: {"count", "index"}, set: {"issubset", "issuperset", "union", "intersection", "difference", "add"}}
 
+# %% ../nbs/33a_grading.ipynb #b9a1f057
 def _size(v) -> int: return len(v) if isinstance(v, (str, list, tuple, dict, set)) else 0
 
 def _bounded(v):
@@ -73,6 +79,7 @@ def _bounded(v):
     if _size(v) > _MAX_LEN: raise _Fail(f"a value of more than {_MAX_LEN} items")
     return v
 
+# %% ../nbs/33a_grading.ipynb #e1600715
 def _mklist(it=()) -> list:
     if isinstance(it, (dict, set, str, list, tuple)): return _bounded(list(it))
     raise _Fail(f"{type(it).__name__} is not a collection")
@@ -89,6 +96,7 @@ def _isinstance(x, t):
         raise _Fail("isinstance takes a built-in type (dict, list, str, int, float, bool, tuple, set) or a tuple of them")
     return isinstance(x, tuple(y.type_ for y in ts))
 
+# %% ../nbs/33a_grading.ipynb #03d75ebd
 _BUILTINS = {n: _Builtin(n, f, type_=ty) for n, (f, ty) in {
     "dict": (lambda *a, **kw: _bounded(dict(*map(_mklist, a), **kw)), dict), "list": (_mklist, list),
     "tuple": (lambda *a: tuple(_mklist(*a)), tuple), "set": (lambda *a: set(_mklist(*a)), set),
@@ -100,7 +108,6 @@ _BUILTINS = {n: _Builtin(n, f, type_=ty) for n, (f, ty) in {
     "enumerate": (lambda it, start=0: list(enumerate(_mklist(it), start)), None),
     "zip": (lambda *a: list(zip(*map(_mklist, a))), None), "isinstance": (_isinstance, None)}.items()}
 for _n in ("dict", "sorted", "enumerate", "sum"): _BUILTINS[_n].kw = True
-
 
 # %% ../nbs/33a_grading.ipynb #h4v00008
 class _Return(Exception):
@@ -123,258 +130,278 @@ class _Interp:
         self.steps -= 1
         if self.steps < 0: raise _Fail("the test file ran past its step budget")
 
-    # -- statements
-    def exec_block(self, body, env):
-        for st in body: self.exec(st, env)
-
-    def exec(self, st, env):
-        self.tick(st)
-        t = type(st)
-        if t is ast.Expr: self.eval(st.value, env)
-        elif t is ast.Assign:
-            v = self.eval(st.value, env)
-            for tg in st.targets: self.assign(tg, v, env)
-        elif t is ast.AnnAssign and st.value is not None and st.simple: self.assign(st.target, self.eval(st.value, env), env)
-        elif t is ast.AugAssign:
-            cur = self.eval(ast.Name(st.target.id, ast.Load(), lineno=st.lineno) if type(st.target) is ast.Name else
-                            ast.Subscript(st.target.value, st.target.slice, ast.Load(), lineno=st.lineno), env) \
-                  if type(st.target) in (ast.Name, ast.Subscript) else self.unsupported(st, "this augmented assignment")
-            self.assign(st.target, self.binop(st.op, cur, self.eval(st.value, env), st), env)
-        elif t is ast.Assert:
-            if not self.truth(self.eval(st.test, env)): raise _Fail(self.assert_message(st, env))
-        elif t is ast.If: self.exec_block(st.body if self.truth(self.eval(st.test, env)) else st.orelse, env)
-        elif t is ast.For:
-            for x in _mklist(self.eval(st.iter, env)):
-                self.assign(st.target, x, env)
-                try: self.exec_block(st.body, env)
-                except _Break: break
-                except _Continue: continue
-            else: self.exec_block(st.orelse, env)
-        elif t is ast.While:
-            while self.truth(self.eval(st.test, env)):
-                try: self.exec_block(st.body, env)
-                except _Break: break
-                except _Continue: continue
-                self.tick(st)
-            else: self.exec_block(st.orelse, env)
-        elif t is ast.Pass: pass
-        elif t is ast.Break: raise _Break()
-        elif t is ast.Continue: raise _Continue()
-        elif t is ast.Return: raise _Return(None if st.value is None else self.eval(st.value, env))
-        else: self.unsupported(st, f"a {t.__name__} statement")
-
-    def assert_message(self, st, env) -> str:
-        msg = "" if st.msg is None else " : " + str(self.eval(st.msg, env))[:500]
-        tst = st.test
-        if type(tst) is ast.Compare and len(tst.ops) == 1:
-            a, b = self.eval(tst.left, env), self.eval(tst.comparators[0], env)
-            return f"AssertionError: assert {self.show(a)} {_CMPTEXT[type(tst.ops[0])]} {self.show(b)}{msg}"
-        return f"AssertionError: assert {(ast.get_source_segment(self.src, tst) or '...')[:300]}{msg}"
-
     @staticmethod
     def show(v) -> str:
         r = repr(v)
         return r if len(r) <= 300 else r[:300] + "..."
-
-    def assign(self, tg, v, env):
-        t = type(tg)
-        if t is ast.Name: env[tg.id] = v
-        elif t in (ast.Tuple, ast.List):
-            vs = _mklist(v)
-            if len(vs) != len(tg.elts): raise _Fail(f"cannot unpack {len(vs)} values into {len(tg.elts)} names")
-            for e, x in zip(tg.elts, vs): self.assign(e, x, env)
-        elif t is ast.Subscript:
-            obj = self.eval(tg.value, env)
-            if type(obj) not in (dict, list): raise _Fail(f"cannot assign into a {type(obj).__name__}")
-            obj[self.eval(tg.slice, env)] = v
-            _bounded(obj)
-        else: self.unsupported(tg, f"assigning to a {t.__name__}")
 
     @staticmethod
     def truth(v) -> bool:
         if isinstance(v, (_Func, _Builtin, _Service, StateRef)): return True
         return bool(v)
 
-    # -- expressions
-    def eval(self, e, env):
-        self.tick(e)
-        t = type(e)
-        if t is ast.Constant:
-            if type(e.value) in (type(None), bool, int, float, str): return e.value
-            self.unsupported(e, f"a {type(e.value).__name__} constant")
-        if t is ast.Name:
-            if e.id in env: return env[e.id]
-            if e.id in self.globals: return self.globals[e.id]
-            if e.id in _BUILTINS: return _BUILTINS[e.id]
-            raise _Fail(f"NameError: name {e.id!r} is not defined")
-        if t in (ast.Tuple, ast.List, ast.Set):
-            vs = []
-            for x in e.elts:
-                if type(x) is ast.Starred: vs.extend(_mklist(self.eval(x.value, env)))
-                else: vs.append(self.eval(x, env))
-            return _bounded(tuple(vs) if t is ast.Tuple else vs if t is ast.List else set(vs))
-        if t is ast.Dict:
-            out = {}
-            for k, v in zip(e.keys, e.values):
-                if k is None:
-                    m = self.eval(v, env)
-                    if not isinstance(m, dict): raise _Fail("** takes a dict")
-                    out.update(m)
-                else: out[self.eval(k, env)] = self.eval(v, env)
-            return _bounded(out)
-        if t is ast.Subscript:
-            obj, key = self.eval(e.value, env), self.eval(e.slice, env)
-            if not isinstance(obj, (dict, list, tuple, str)): raise _Fail(f"TypeError: a {type(obj).__name__} cannot be indexed")
-            try: return obj[key]
-            except (KeyError, IndexError, TypeError) as x: raise _Fail(f"{type(x).__name__}: {self.show(key)}") from None
-        if t is ast.Slice:
-            parts = [None if p is None else self.eval(p, env) for p in (e.lower, e.upper, e.step)]
-            if not all(p is None or type(p) is int for p in parts): raise _Fail("slice bounds must be integers")
-            return slice(*parts)
-        if t is ast.Attribute: return self.attribute(self.eval(e.value, env), e.attr, e)
-        if t is ast.Compare:
-            a = self.eval(e.left, env)
-            for op, c in zip(e.ops, e.comparators):
-                b = self.eval(c, env)
-                try: r = _CMPOPS[type(op)](a, b)
-                except TypeError as x: raise _Fail(f"TypeError: {x}") from None
-                if not r: return False
-                a = b
-            return True
-        if t is ast.BoolOp:
-            v = None
-            for x in e.values:
-                v = self.eval(x, env)
-                if (type(e.op) is ast.And) != self.truth(v): return v
-            return v
-        if t is ast.UnaryOp:
-            v = self.eval(e.operand, env)
-            if type(e.op) is ast.Not: return not self.truth(v)
-            if type(v) not in (int, float, bool): raise _Fail(f"TypeError: bad operand type for unary op: {type(v).__name__}")
-            return -v if type(e.op) is ast.USub else +v if type(e.op) is ast.UAdd else self.unsupported(e, "~")
-        if t is ast.BinOp: return self.binop(e.op, self.eval(e.left, env), self.eval(e.right, env), e)
-        if t is ast.IfExp: return self.eval(e.body if self.truth(self.eval(e.test, env)) else e.orelse, env)
-        if t is ast.JoinedStr:
-            out = []
-            for p in e.values:
-                if type(p) is ast.Constant: out.append(p.value)
-                else:
-                    if p.format_spec is not None: self.unsupported(p, "a format spec in an f-string")
-                    v = self.eval(p.value, env)
-                    out.append(repr(v) if p.conversion == ord("r") else str(v))
-            return _bounded("".join(out))
-        if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp): return self.comprehension(e, env)
-        if t is ast.Call: return self.call(e, env)
-        self.unsupported(e, f"a {t.__name__} expression")
+# %% ../nbs/33a_grading.ipynb #49d0e13e
+@patch
+def binop(self: _Interp, op, a, b, node):
+    f = _BINOPS.get(type(op))
+    if f is None: self.unsupported(node, f"the operator {type(op).__name__}")
+    for v in (a, b):
+        if not isinstance(v, (bool, int, float, str, list, tuple)): raise _Fail(f"TypeError: unsupported operand type {type(v).__name__}")
+        _bounded(v)
+    if type(op) is ast.Mod and isinstance(a, str): self.unsupported(node, "%-formatting (use an f-string)")
+    if type(op) is ast.Mult and isinstance(b, int) and _size(a) * max(b, 0) > _MAX_LEN or \
+       type(op) is ast.Mult and isinstance(a, int) and _size(b) * max(a, 0) > _MAX_LEN:
+        raise _Fail(f"a value of more than {_MAX_LEN} items")
+    if type(op) is ast.Pow and isinstance(a, int) and isinstance(b, int) and b > 0 and max(abs(a), 2).bit_length() * b > _MAX_BITS:
+        raise _Fail(f"an integer of more than {_MAX_BITS} bits")
+    try: return _bounded(f(a, b))
+    except (TypeError, ZeroDivisionError, OverflowError, ValueError) as x: raise _Fail(f"{type(x).__name__}: {x}") from None
 
-    def comprehension(self, e, env):
-        local, out = dict(env), []
-        def loop(i):
-            if i == len(e.generators):
-                out.append((self.eval(e.key, local), self.eval(e.value, local)) if type(e) is ast.DictComp else self.eval(e.elt, local))
-                if len(out) > _MAX_LEN: raise _Fail(f"a value of more than {_MAX_LEN} items")
-                return
-            g = e.generators[i]
-            if g.is_async: self.unsupported(e, "async")
-            for x in _mklist(self.eval(g.iter, local)):
-                self.assign(g.target, x, local)
-                if all(self.truth(self.eval(c, local)) for c in g.ifs): loop(i + 1)
-        loop(0)
-        t = type(e)
-        return dict(out) if t is ast.DictComp else set(out) if t is ast.SetComp else out
+# %% ../nbs/33a_grading.ipynb #d4172398
+@patch
+def eval(self: _Interp, e, env):
+    self.tick(e)
+    t = type(e)
+    if t is ast.Constant:
+        if type(e.value) in (type(None), bool, int, float, str): return e.value
+        self.unsupported(e, f"a {type(e.value).__name__} constant")
+    if t is ast.Name:
+        if e.id in env: return env[e.id]
+        if e.id in self.globals: return self.globals[e.id]
+        if e.id in _BUILTINS: return _BUILTINS[e.id]
+        raise _Fail(f"NameError: name {e.id!r} is not defined")
+    if t in (ast.Tuple, ast.List, ast.Set):
+        vs = []
+        for x in e.elts:
+            if type(x) is ast.Starred: vs.extend(_mklist(self.eval(x.value, env)))
+            else: vs.append(self.eval(x, env))
+        return _bounded(tuple(vs) if t is ast.Tuple else vs if t is ast.List else set(vs))
+    if t is ast.Dict:
+        out = {}
+        for k, v in zip(e.keys, e.values):
+            if k is None:
+                m = self.eval(v, env)
+                if not isinstance(m, dict): raise _Fail("** takes a dict")
+                out.update(m)
+            else: out[self.eval(k, env)] = self.eval(v, env)
+        return _bounded(out)
+    if t is ast.Subscript:
+        obj, key = self.eval(e.value, env), self.eval(e.slice, env)
+        if not isinstance(obj, (dict, list, tuple, str)): raise _Fail(f"TypeError: a {type(obj).__name__} cannot be indexed")
+        try: return obj[key]
+        except (KeyError, IndexError, TypeError) as x: raise _Fail(f"{type(x).__name__}: {self.show(key)}") from None
+    if t is ast.Slice:
+        parts = [None if p is None else self.eval(p, env) for p in (e.lower, e.upper, e.step)]
+        if not all(p is None or type(p) is int for p in parts): raise _Fail("slice bounds must be integers")
+        return slice(*parts)
+    if t is ast.Attribute: return self.attribute(self.eval(e.value, env), e.attr, e)
+    if t is ast.Compare:
+        a = self.eval(e.left, env)
+        for op, c in zip(e.ops, e.comparators):
+            b = self.eval(c, env)
+            try: r = _CMPOPS[type(op)](a, b)
+            except TypeError as x: raise _Fail(f"TypeError: {x}") from None
+            if not r: return False
+            a = b
+        return True
+    if t is ast.BoolOp:
+        v = None
+        for x in e.values:
+            v = self.eval(x, env)
+            if (type(e.op) is ast.And) != self.truth(v): return v
+        return v
+    if t is ast.UnaryOp:
+        v = self.eval(e.operand, env)
+        if type(e.op) is ast.Not: return not self.truth(v)
+        if type(v) not in (int, float, bool): raise _Fail(f"TypeError: bad operand type for unary op: {type(v).__name__}")
+        return -v if type(e.op) is ast.USub else +v if type(e.op) is ast.UAdd else self.unsupported(e, "~")
+    if t is ast.BinOp: return self.binop(e.op, self.eval(e.left, env), self.eval(e.right, env), e)
+    if t is ast.IfExp: return self.eval(e.body if self.truth(self.eval(e.test, env)) else e.orelse, env)
+    if t is ast.JoinedStr:
+        out = []
+        for p in e.values:
+            if type(p) is ast.Constant: out.append(p.value)
+            else:
+                if p.format_spec is not None: self.unsupported(p, "a format spec in an f-string")
+                v = self.eval(p.value, env)
+                out.append(repr(v) if p.conversion == ord("r") else str(v))
+        return _bounded("".join(out))
+    if t in (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp): return self.comprehension(e, env)
+    if t is ast.Call: return self.call(e, env)
+    self.unsupported(e, f"a {t.__name__} expression")
 
-    def binop(self, op, a, b, node):
-        f = _BINOPS.get(type(op))
-        if f is None: self.unsupported(node, f"the operator {type(op).__name__}")
-        for v in (a, b):
-            if not isinstance(v, (bool, int, float, str, list, tuple)): raise _Fail(f"TypeError: unsupported operand type {type(v).__name__}")
-            _bounded(v)
-        if type(op) is ast.Mod and isinstance(a, str): self.unsupported(node, "%-formatting (use an f-string)")
-        if type(op) is ast.Mult and isinstance(b, int) and _size(a) * max(b, 0) > _MAX_LEN or \
-           type(op) is ast.Mult and isinstance(a, int) and _size(b) * max(a, 0) > _MAX_LEN:
-            raise _Fail(f"a value of more than {_MAX_LEN} items")
-        if type(op) is ast.Pow and isinstance(a, int) and isinstance(b, int) and b > 0 and max(abs(a), 2).bit_length() * b > _MAX_BITS:
-            raise _Fail(f"an integer of more than {_MAX_BITS} bits")
-        try: return _bounded(f(a, b))
-        except (TypeError, ZeroDivisionError, OverflowError, ValueError) as x: raise _Fail(f"{type(x).__name__}: {x}") from None
+# %% ../nbs/33a_grading.ipynb #79f4335f
+@patch
+def assign(self: _Interp, tg, v, env):
+    t = type(tg)
+    if t is ast.Name: env[tg.id] = v
+    elif t in (ast.Tuple, ast.List):
+        vs = _mklist(v)
+        if len(vs) != len(tg.elts): raise _Fail(f"cannot unpack {len(vs)} values into {len(tg.elts)} names")
+        for e, x in zip(tg.elts, vs): self.assign(e, x, env)
+    elif t is ast.Subscript:
+        obj = self.eval(tg.value, env)
+        if type(obj) not in (dict, list): raise _Fail(f"cannot assign into a {type(obj).__name__}")
+        obj[self.eval(tg.slice, env)] = v
+        _bounded(obj)
+    else: self.unsupported(tg, f"assigning to a {t.__name__}")
 
-    def attribute(self, obj, name, node):
-        if name.startswith("_"): self.unsupported(node, f"the attribute {name!r}")
-        if isinstance(obj, _Builtin) and obj.name == "pytest": self.unsupported(node, f"pytest.{name}")
-        if isinstance(obj, _Service):
-            if name == "call": return _Builtin("service.call", self.service_call)
-            if name == "initial_state": return _Builtin("service.initial_state", self.service_init)
-            if name in ("name", "domain", "description"): return obj.listing.get(name)
-            if name == "tools": return _Rec({t["name"]: _data(t) for t in obj.listing.get("tools", [])})
-            raise _Fail(f"AttributeError: the service has no attribute {name!r} in the checker")
-        if isinstance(obj, StateRef):
-            try: return _data(obj.host.request("get", state=obj.h, name=name))
-            except HostError as x: raise _Fail(f"{x}") from None
-        if type(obj) is _Rec and name in obj and name not in _METHODS[dict]: return obj[name]
-        for ty, names in _METHODS.items():
-            if isinstance(obj, ty) and name in names:
-                m = getattr(obj, name)
-                if name in ("keys", "values", "items"): return _Builtin(f"dict.{name}", lambda _m=m: list(_m()))
-                return _Builtin(f"{ty.__name__}.{name}", lambda *a, _m=m: _bounded(_m(*a)))
-        raise _Fail(f"AttributeError: {type(obj).__name__ if type(obj) is not _Rec else 'record'} has no attribute {name!r}")
+# %% ../nbs/33a_grading.ipynb #f6268ddf
+@patch
+def assert_message(self: _Interp, st, env) -> str:
+    msg = "" if st.msg is None else " : " + str(self.eval(st.msg, env))[:500]
+    tst = st.test
+    if type(tst) is ast.Compare and len(tst.ops) == 1:
+        a, b = self.eval(tst.left, env), self.eval(tst.comparators[0], env)
+        return f"AssertionError: assert {self.show(a)} {_CMPTEXT[type(tst.ops[0])]} {self.show(b)}{msg}"
+    return f"AssertionError: assert {(ast.get_source_segment(self.src, tst) or '...')[:300]}{msg}"
 
-    def service_call(self, state, tool, args=None):
-        if not isinstance(state, StateRef): raise _Fail("service.call takes a state from service.initial_state or an earlier call")
-        try: h, obs = self.service.host.request("call", state=state.h, tool=tool, args=args)
-        except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
-        except (TypeError, ValueError) as x: raise _Fail(f"the sandboxed service answered a call with {x}") from None
-        return (self.ref(h), _data(obs))
+# %% ../nbs/33a_grading.ipynb #fafa9c79
+@patch
+def exec_block(self: _Interp, body, env):
+    for st in body: self.exec(st, env)
 
-    def service_init(self, seed=0):
-        if type(seed) is not int: raise _Fail("service.initial_state takes an integer seed")
-        try: return self.ref(self.service.host.request("init", seed=seed))
-        except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
+@patch
+def exec(self: _Interp, st, env):
+    self.tick(st)
+    t = type(st)
+    if t is ast.Expr: self.eval(st.value, env)
+    elif t is ast.Assign:
+        v = self.eval(st.value, env)
+        for tg in st.targets: self.assign(tg, v, env)
+    elif t is ast.AnnAssign and st.value is not None and st.simple: self.assign(st.target, self.eval(st.value, env), env)
+    elif t is ast.AugAssign:
+        cur = self.eval(ast.Name(st.target.id, ast.Load(), lineno=st.lineno) if type(st.target) is ast.Name else
+                        ast.Subscript(st.target.value, st.target.slice, ast.Load(), lineno=st.lineno), env) \
+              if type(st.target) in (ast.Name, ast.Subscript) else self.unsupported(st, "this augmented assignment")
+        self.assign(st.target, self.binop(st.op, cur, self.eval(st.value, env), st), env)
+    elif t is ast.Assert:
+        if not self.truth(self.eval(st.test, env)): raise _Fail(self.assert_message(st, env))
+    elif t is ast.If: self.exec_block(st.body if self.truth(self.eval(st.test, env)) else st.orelse, env)
+    elif t is ast.For:
+        for x in _mklist(self.eval(st.iter, env)):
+            self.assign(st.target, x, env)
+            try: self.exec_block(st.body, env)
+            except _Break: break
+            except _Continue: continue
+        else: self.exec_block(st.orelse, env)
+    elif t is ast.While:
+        while self.truth(self.eval(st.test, env)):
+            try: self.exec_block(st.body, env)
+            except _Break: break
+            except _Continue: continue
+            self.tick(st)
+        else: self.exec_block(st.orelse, env)
+    elif t is ast.Pass: pass
+    elif t is ast.Break: raise _Break()
+    elif t is ast.Continue: raise _Continue()
+    elif t is ast.Return: raise _Return(None if st.value is None else self.eval(st.value, env))
+    else: self.unsupported(st, f"a {t.__name__} statement")
 
-    def ref(self, h):
-        if type(h) is not int: raise _Fail("the sandboxed service answered with a state handle that is not an integer")
-        refs = self.__dict__.setdefault("_refs", {})
-        if h not in refs: refs[h] = StateRef(self.service.host, h)
-        return refs[h]
+# %% ../nbs/33a_grading.ipynb #eef8227f
+@patch
+def service_call(self: _Interp, state, tool, args=None):
+    if not isinstance(state, StateRef): raise _Fail("service.call takes a state from service.initial_state or an earlier call")
+    try: h, obs = self.service.host.request("call", state=state.h, tool=tool, args=args)
+    except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
+    except (TypeError, ValueError) as x: raise _Fail(f"the sandboxed service answered a call with {x}") from None
+    return (self.ref(h), _data(obs))
 
-    def call(self, e, env):
-        f = self.eval(e.func, env)
-        args = []
-        for a in e.args:
-            if type(a) is ast.Starred: args.extend(_mklist(self.eval(a.value, env)))
-            else: args.append(self.eval(a, env))
-        kw = {}
-        for k in e.keywords:
-            if k.arg is None: self.unsupported(e, "** in a call")
-            kw[k.arg] = self.eval(k.value, env)
-        if isinstance(f, _Func): return self.call_func(f, args, kw, e)
-        if not isinstance(f, _Builtin): raise _Fail(f"TypeError: {type(f).__name__} is not callable")
-        if kw and not f.kw and f.name not in ("service.call", "service.initial_state"): raise _Fail(f"{f.name} takes no keyword arguments here")
-        try: return f.fn(*args, **kw)
-        except _Fail: raise
-        except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError, AttributeError) as x:
-            raise _Fail(f"{type(x).__name__}: {x}") from None
+@patch
+def service_init(self: _Interp, seed=0):
+    if type(seed) is not int: raise _Fail("service.initial_state takes an integer seed")
+    try: return self.ref(self.service.host.request("init", seed=seed))
+    except HostError as x: raise _Fail(f"the sandboxed service: {x}") from None
 
-    def call_func(self, f, args, kw, node):
-        a = f.node.args
-        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs: self.unsupported(f.node, "*args, **kwargs or keyword-only parameters")
-        names = [x.arg for x in a.args]
-        defaults = [self.eval(d, {}) for d in a.defaults]
-        if len(args) > len(names): raise _Fail(f"{f.node.name}() takes {len(names)} arguments, {len(args)} given")
-        local = dict(zip(names, args))
-        for k, v in kw.items():
-            if k not in names or k in local: raise _Fail(f"{f.node.name}() got an unexpected or repeated argument {k!r}")
-            local[k] = v
-        for n, d in zip(names[len(names) - len(defaults):], defaults): local.setdefault(n, d)
-        missing = [n for n in names if n not in local]
-        if missing: raise _Fail(f"{f.node.name}() is missing the argument(s) {missing}")
-        self.depth += 1
-        try:
-            if self.depth > 50: raise _Fail("RecursionError: the test file's functions nest more than 50 calls deep")
-            self.exec_block(f.node.body, local)
-        except _Return as r: return r.value
-        finally: self.depth -= 1
-        return None
+@patch
+def ref(self: _Interp, h):
+    if type(h) is not int: raise _Fail("the sandboxed service answered with a state handle that is not an integer")
+    refs = self.__dict__.setdefault("_refs", {})
+    if h not in refs: refs[h] = StateRef(self.service.host, h)
+    return refs[h]
 
+# %% ../nbs/33a_grading.ipynb #4d17f684
+@patch
+def attribute(self: _Interp, obj, name, node):
+    if name.startswith("_"): self.unsupported(node, f"the attribute {name!r}")
+    if isinstance(obj, _Builtin) and obj.name == "pytest": self.unsupported(node, f"pytest.{name}")
+    if isinstance(obj, _Service):
+        if name == "call": return _Builtin("service.call", self.service_call)
+        if name == "initial_state": return _Builtin("service.initial_state", self.service_init)
+        if name in ("name", "domain", "description"): return obj.listing.get(name)
+        if name == "tools": return _Rec({t["name"]: _data(t) for t in obj.listing.get("tools", [])})
+        raise _Fail(f"AttributeError: the service has no attribute {name!r} in the checker")
+    if isinstance(obj, StateRef):
+        try: return _data(obj.host.request("get", state=obj.h, name=name))
+        except HostError as x: raise _Fail(f"{x}") from None
+    if type(obj) is _Rec and name in obj and name not in _METHODS[dict]: return obj[name]
+    for ty, names in _METHODS.items():
+        if isinstance(obj, ty) and name in names:
+            m = getattr(obj, name)
+            if name in ("keys", "values", "items"): return _Builtin(f"dict.{name}", lambda _m=m: list(_m()))
+            return _Builtin(f"{ty.__name__}.{name}", lambda *a, _m=m: _bounded(_m(*a)))
+    raise _Fail(f"AttributeError: {type(obj).__name__ if type(obj) is not _Rec else 'record'} has no attribute {name!r}")
+
+# %% ../nbs/33a_grading.ipynb #39b0f934
+@patch
+def call(self: _Interp, e, env):
+    f = self.eval(e.func, env)
+    args = []
+    for a in e.args:
+        if type(a) is ast.Starred: args.extend(_mklist(self.eval(a.value, env)))
+        else: args.append(self.eval(a, env))
+    kw = {}
+    for k in e.keywords:
+        if k.arg is None: self.unsupported(e, "** in a call")
+        kw[k.arg] = self.eval(k.value, env)
+    if isinstance(f, _Func): return self.call_func(f, args, kw, e)
+    if not isinstance(f, _Builtin): raise _Fail(f"TypeError: {type(f).__name__} is not callable")
+    if kw and not f.kw and f.name not in ("service.call", "service.initial_state"): raise _Fail(f"{f.name} takes no keyword arguments here")
+    try: return f.fn(*args, **kw)
+    except _Fail: raise
+    except (TypeError, ValueError, KeyError, IndexError, ZeroDivisionError, OverflowError, AttributeError) as x:
+        raise _Fail(f"{type(x).__name__}: {x}") from None
+
+# %% ../nbs/33a_grading.ipynb #f9faae62
+@patch
+def call_func(self: _Interp, f, args, kw, node):
+    a = f.node.args
+    if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs: self.unsupported(f.node, "*args, **kwargs or keyword-only parameters")
+    names = [x.arg for x in a.args]
+    defaults = [self.eval(d, {}) for d in a.defaults]
+    if len(args) > len(names): raise _Fail(f"{f.node.name}() takes {len(names)} arguments, {len(args)} given")
+    local = dict(zip(names, args))
+    for k, v in kw.items():
+        if k not in names or k in local: raise _Fail(f"{f.node.name}() got an unexpected or repeated argument {k!r}")
+        local[k] = v
+    for n, d in zip(names[len(names) - len(defaults):], defaults): local.setdefault(n, d)
+    missing = [n for n in names if n not in local]
+    if missing: raise _Fail(f"{f.node.name}() is missing the argument(s) {missing}")
+    self.depth += 1
+    try:
+        if self.depth > 50: raise _Fail("RecursionError: the test file's functions nest more than 50 calls deep")
+        self.exec_block(f.node.body, local)
+    except _Return as r: return r.value
+    finally: self.depth -= 1
+    return None
+
+# %% ../nbs/33a_grading.ipynb #98539200
+@patch
+def comprehension(self: _Interp, e, env):
+    local, out = dict(env), []
+    def loop(i):
+        if i == len(e.generators):
+            out.append((self.eval(e.key, local), self.eval(e.value, local)) if type(e) is ast.DictComp else self.eval(e.elt, local))
+            if len(out) > _MAX_LEN: raise _Fail(f"a value of more than {_MAX_LEN} items")
+            return
+        g = e.generators[i]
+        if g.is_async: self.unsupported(e, "async")
+        for x in _mklist(self.eval(g.iter, local)):
+            self.assign(g.target, x, local)
+            if all(self.truth(self.eval(c, local)) for c in g.ifs): loop(i + 1)
+    loop(0)
+    t = type(e)
+    return dict(out) if t is ast.DictComp else set(out) if t is ast.SetComp else out
 
 # %% ../nbs/33a_grading.ipynb #h4v00009
 TEST_SUBSET = """The checker does not run the test module as Python: it reads it and runs each `def test_...():` itself,
@@ -389,6 +416,7 @@ str, int, float, bool, min, max, sum, any, all, abs, round, range, enumerate, zi
 methods of str, dict, list and set (get, keys, values, items, startswith, split, lower, count, ...). Nothing else:
 no other imports, classes, lambdas, `with`, `try`, `raise` or fixtures."""
 
+# %% ../nbs/33a_grading.ipynb #99a6daaa
 def _collect_tests(it: _Interp, tree, module: str):
     for st in tree.body:
         t = type(st)
@@ -407,6 +435,7 @@ def _collect_tests(it: _Interp, tree, module: str):
         elif t in (ast.Import, ast.ImportFrom): it.unsupported(st, "this import (only `from " + module + " import service`)")
         else: it.unsupported(st, f"a top-level {t.__name__}")
 
+# %% ../nbs/33a_grading.ipynb #5e642aa7
 def grade_tests(source: str | bytes, filename: str, module: str, host: "ServiceHost", listing: dict, steps: int = 2_000_000) -> dict:
     """Run the `test_*` functions of one test file here, over `TEST_SUBSET`, with `service` standing for the module served by
     `host`: the verdict is computed in this process from what the tests assert about the replies, so nothing the
@@ -440,7 +469,6 @@ def grade_tests(source: str | bytes, filename: str, module: str, host: "ServiceH
         rows.append(row)
     if not rows: return done(5)
     return done(0 if all(r["outcome"] == "passed" for r in rows) else 1)
-
 
 # %% ../nbs/33a_grading.ipynb #h4v00015
 def check_module(files: dict[str, str | bytes], module: str, tests: list[str] | None = None, limits: Limits | None = None,
