@@ -12,6 +12,7 @@ from itertools import chain, compress, repeat
 from operator import is_, is_not, itemgetter
 from typing import Any
 import immutables
+from fastcore.basics import patch
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 from .core import *
 
@@ -567,6 +568,15 @@ def commit_view(view: State) -> State:
         if type(t) is CowRecords: d[k] = t.settle()
         elif type(t) is dict: d[k] = Records(t, (svc, k))
     return view
+
+# %% ../nbs/01_state.ipynb #d074e054
+@patch
+def __setattr__(self: State, name: str, value: Any):
+    "Validated assignment (pydantic's), except a committed or copy-on-write collection (`Records`, `CowRecords`) assigned back to itself, which stays the very object."
+    if (type(value) is CowRecords or type(value) is Records) and self.__dict__.get(name) is value:
+        self.__pydantic_fields_set__.add(name); return
+    super(State, self).__setattr__(name, value)
+
 
 # %% ../nbs/01_state.ipynb #0c277f5c
 _SNAPS: dict[int, tuple] = {}  # id(plain dict) -> (dict, Snapshot); the last snapshot taken of a plain collection

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from compoworld_nb.core import ToolError, state_hash
 from compoworld_nb.service import Service
 from compoworld_nb.state import (FrozenList, Record, SealedRecordError, State, commit_view, cow_view, digest_form, find, put,
-                                 read, remove, scan, sealed_at, state_digest, writable)
+                                 read, remove, scan, sealed_at, size, state_digest, writable)
 from compoworld_nb.task import _fixture
 from sample_services import load_library
 
@@ -205,3 +205,34 @@ def test_services_reach_records_only_through_the_helpers():
     assert {k: v for k, v in found.items() if v} == {}
     probe = "def f(s: XState, k):\n    a = s.users[k]; b = s.users.get(k); c = k in s.users; d = len(s.users)\n    for u in s.users: pass\n    return read(s, 'users', k), s.seed\n"
     assert [l for l, _ in _raw_collection_uses(probe, {"users"})] == [2, 2, 2, 2, 3]
+
+
+# --- a tool that merges into its collection with |= --------------------------------------------------
+class ShelfState(State):
+    items: dict[str, Item] = {}
+
+shelf = Service("shelf", "test", ShelfState)
+
+@shelf.tool
+def add_and_bump(s: ShelfState, id: str):  # the new item's id
+    "Merge a new item in with `|=`, then bump every item found by a scan (writable copies, as any tool takes them)."
+    s.items |= {id: Item(id=id, qty=0)}
+    for it in list(scan(s, "items")):
+        if it.id == "a": writable(s, "items", it.id).qty += 10
+    return {"n": size(s, "items")}
+
+@shelf.fixture
+def _shelf(seed: int) -> ShelfState: return ShelfState(seed=seed, items={"a": Item(id="a", qty=1), "b": Item(id="b", qty=2, tags=["t"])})
+
+
+def test_a_tool_that_merges_with_ior_keeps_copy_on_write():
+    "Before State.__setattr__ kept the view's own collection, `s.items |= ...` made it a plain dict that the scan sealed: the bump raised SealedRecordError (a 500)."
+    from compoworld_nb.compose import diff
+    s0 = _fixture(shelf, 0); h = state_digest(s0)
+    s1, o = shelf.call(s0, "add_and_bump", {"id": "c"})
+    assert o == {"ok": True, "data": {"n": 3}}
+    assert [(k, r.qty) for k, r in s1.items.items()] == [("a", 11), ("b", 2), ("c", 0)] and s1.items["b"] is s0.items["b"]
+    assert diff({"shelf": s0}, {"shelf": s1}) == [
+        {"service": "shelf", "collection": "items", "id": "a", "change": "changed", "fields": {"qty": [1, 11]}},
+        {"service": "shelf", "collection": "items", "id": "c", "change": "added", "fields": {}}]
+    assert state_digest(s0) == h and [(k, r.qty) for k, r in s0.items.items()] == [("a", 1), ("b", 2)]

@@ -80,3 +80,19 @@ def test_a_plain_collection_reordered_in_place_is_not_mistaken_for_its_earlier_r
     assert list(commit_view(cow_view(s)).items) == ["a", "b", "c"]
     d["a"] = d.pop("a")                                   # same ids, same record objects, another order
     assert list(commit_view(cow_view(s)).items) == ["b", "c", "a"] == list(d)
+
+
+def test_a_collection_merged_into_itself_stays_the_views_own():
+    "`v.items |= {...}` is `v.items = v.items.__ior__({...})`: the assignment keeps the view's `CowRecords` (validation would copy it into a plain dict of taken records), so a write through the collection the call holds is committed, the untouched records stay shared and the lineage stays O(changes)."
+    s = commit_view(cow_view(Shop(items={"a": Item(id="a"), "b": Item(id="b")})))
+    v = cow_view(s); t = v.items
+    v.items |= {"c": Item(id="c", n=3)}
+    t.take("a").n = 5                                    # a write through the collection as the call holds it
+    assert (type(v.items).__name__, v.items is t) == ("CowRecords", True)
+    g = commit_view(v)
+    assert {k: r.n for k, r in g.items.items()} == {"a": 5, "b": 0, "c": 3}
+    assert (g.items["b"] is s.items["b"], changed_ids(s.items, g.items, full=False)) == (True, {"a", "c"})
+    assert ({k: r.n for k, r in s.items.items()}, state_digest(g)) == ({"a": 0, "b": 0}, state_hash(digest_form(g)))
+    v2 = cow_view(g); t2 = v2.items
+    v2.items = v2.items                                  # assigned back as it is: nothing taken, nothing changes
+    assert (v2.items is t2, dict(t2._own), commit_view(v2).items is g.items) == (True, {}, True)
