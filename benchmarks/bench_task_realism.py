@@ -9,7 +9,8 @@ read like a step: "Find …", "Open …", "In the X, …", <= 0.4), goal_or_outp
 conditional_share (>= 0.5), set_share (a set-valued requirement of >= 2 members, >= 0.3), empty_uniform (mean uniform reward of
 the empty trajectory, <= 0.25), token_chain_share (<= 0.1), distinct_scenarios, distinct_shapes (workflow shapes used, goal >= 8; tasks_by_shape), tasks_by_k / tasks_by_l and scenario_tasks_by_k_l ("KxL": count, the
 scenario tasks only: difficulty spread, no goal), tasks_per_s (verified tasks per second on one
-core — CPU seconds of this process, authoring + admission; keep >= 20; `wall_tasks_per_s` beside it). As in bench_synthesis, the
+core — CPU seconds of this process, authoring + admission; keep >= 20; `wall_tasks_per_s` beside it), visit_orders_by_shape (distinct orders of each shape's beats, `meta['beat_order']`:
+1 for a play that is one straight line). As in bench_synthesis, the
 worlds' fixtures (and their fact, field and digest indexes) are built before the clock starts and reported as `warmup_s`: tasks
 share a few worlds (`generate_tasks(worlds=8)`), so these are paid once per world, not per task. Not a test: the figures are
 printed, never asserted.
@@ -81,6 +82,9 @@ def realism(tasks, library) -> dict:
         "distinct_scenarios": len(set(scen)),
         "distinct_shapes": len({t.meta.get("shape") for t in tasks if t.meta.get("scenario", "token_chain") != "token_chain"}),
         "tasks_by_shape": dict(sorted(Counter(t.meta.get("shape", "token_chain") for t in tasks).items())),
+        # distinct orders of a shape's beats (`meta['beat_order']`; a play without beats has one order, whatever its cast and wrap-ups)
+        "visit_orders_by_shape": {sh: len({tuple(t.meta.get("beat_order") or ()) for t in tasks if t.meta.get("shape") == sh})
+                                  for sh in sorted({t.meta["shape"] for t in tasks if t.meta.get("shape")})},
         "tasks_by_k": {str(k): v for k, v in tab["by_k"].items()},       # the counts of tasks-report (`difficulty_table`), JSON keys
         "tasks_by_l": {str(k): v for k, v in tab["by_l"].items()},
         "scenario_tasks_by_k_l": difficulty_table([t for t, s in zip(tasks, scen) if s != "token_chain"])["by_k_l"],

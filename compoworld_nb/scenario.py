@@ -12,8 +12,8 @@ from typing import Any, Callable
 from .steps import beats_of
 
 # %% auto #0
-__all__ = ['SCENARIOS', 'STEP_OPENERS', 'Shape', 'Scenario', 'register_scenario', 'bind_roles', 'Play', 'Phrasing', 'sentences',
-           'step_like', 'play_scenario', 'scenario_meta']
+__all__ = ['SCENARIOS', 'STEP_OPENERS', 'Shape', 'Scenario', 'register_scenario', 'bind_roles', 'beat_order', 'Play', 'Phrasing',
+           'sentences', 'step_like', 'play_scenario', 'scenario_meta']
 
 # %% ../nbs/11_scenario.ipynb #059326b6
 @dataclass
@@ -68,6 +68,26 @@ def bind_roles(shape: Shape, library: dict, rng: random.Random, avoid: tuple = (
         out[role] = rng.choice(pool); used.add(out[role])
     return out
 
+# %% ../nbs/11_scenario.ipynb #b7e0a1c3
+def beat_order(after: dict, rng: random.Random, first: dict | None = None, last: dict | None = None, start: str | None = None) -> list[str]:
+    """A seeded topological order of the beats `after` (`{beat: the beats it comes after}`, in declaration order): a Kahn order
+    where, each time several beats are ready, one is drawn from `rng` — among those whose first service (`first[beat]`) is not
+    the service the walk is at (`last` of the beat before, `start` at the outset), if any, since a walk never visits one
+    service twice in a row (Eq. 3). One ready beat: no draw. ValueError on an unknown dependency or a cycle."""
+    first, last = first or {}, last or {}
+    for b, deps in after.items():
+        for d in deps:
+            if d not in after: raise ValueError(f"beat {b!r} comes after {d!r}, which is not a beat")
+    done, out, at = set(), [], start
+    while len(out) < len(after):
+        ready = [b for b in after if b not in done and set(after[b]) <= done]
+        if not ready: raise ValueError(f"the beats {sorted(set(after) - done)} depend on each other (a cycle)")
+        fine = [b for b in ready if first.get(b) is None or first.get(b) != at] or ready
+        b = fine[0] if len(fine) == 1 else rng.choice(fine)
+        out.append(b); done.add(b); at = last.get(b, at)
+    return out
+
+
 # %% ../nbs/11_scenario.ipynb #d225e69e
 def _absent_rivals(value: Any, rivals: list) -> list:
     "The rivals a text holding `value` can be asked to leave out: those that are not inside `value` itself (as whole tokens)."
@@ -89,6 +109,40 @@ class Play:
         self.candidates: dict[str, list] = {}
         self.answer: str | None = None
         self.u: str = ""
+        self.beats: dict[str, tuple] = {}   # name -> (fn, the beats it comes after, the roles it visits): `beat`
+        self.order: list[str] = []          # the order `run` played them in
+        self.starts: dict[str, int] = {}    # beat -> the walk position of its first visit
+        self.tail = self.prev = None        # what the beat running (the one before) left for the next to cite: (calls' data, what it is)
+
+    def beat(self, name: str, at: str | tuple, after: tuple | str = ()) -> Callable:
+        """Register the play's beat `name` (a decorator for a function of no arguments): it visits the roles `at`, in that order,
+        and needs the facts the beats `after` observe or write, so it runs after them. `run` plays the beats."""
+        def deco(fn: Callable) -> Callable:
+            if name in self.beats: raise ValueError(f"beat {name!r} registered twice")
+            self.beats[name] = (fn, (after,) if isinstance(after, str) else tuple(after), (at,) if isinstance(at, str) else tuple(at))
+            return fn
+        return deco
+
+    def run(self) -> list[str]:
+        """Play the registered beats in a seeded order (`beat_order`, drawn from the play's rng) that keeps every declared
+        dependency and never visits one service twice in a row; each beat's visits must be the roles it declared
+        (AssertionError otherwise). Returns the order."""
+        svc = lambda r: self.cast[r]
+        order = beat_order({n: b[1] for n, b in self.beats.items()}, self.rng,
+                           first={n: svc(b[2][0]) for n, b in self.beats.items()}, last={n: svc(b[2][-1]) for n, b in self.beats.items()},
+                           start=self.walk[-1] if self.walk else None)
+        for n in order:
+            fn, _, at = self.beats[n]
+            self.starts[n], self.prev, self.tail = len(self.walk), self.tail, None
+            fn()
+            got = self.walk[self.starts[n]:]
+            assert got == [svc(r) for r in at], f"beat {n!r} visited {got}, not its roles {list(at)}"
+            self.order.append(n)
+        return order
+
+    def pos(self, name: str) -> int:
+        "The walk position of beat `name`'s first visit (it has run)."
+        return self.starts[name]
 
     def visit(self, role: str) -> dict:
         "Start the next visit, at the service cast for `role` (a visit is the walk's next position); its beats."
@@ -208,9 +262,13 @@ def play_scenario(sc: Scenario, ctx, library: dict, cast: dict, rng: random.Rand
     "Run scenario `sc` with roles cast to services: the visits' reference calls happen on `ctx`; returns the `Play` record (walk, criteria, conditions, sets, answer, u)."
     p = Play(ctx, library, cast, rng)
     sc.shape.play(p, sc.story)
+    if set(p.order) != set(p.beats): raise AssertionError(f"scenario {sc.name}: beats {sorted(set(p.beats) - set(p.order))} never ran (Play.run)")
     return p
 
 def scenario_meta(p: Play, sc: Scenario) -> dict:
-    "What a scenario task adds to `meta`: its name and domain, conditions, sets and the difficulty figures (#conditions, set sizes)."
+    """What a scenario task adds to `meta`: its name and domain, conditions, sets, the difficulty figures (#conditions, set sizes),
+    and the beats: the order they were played in (`beat_order`), the dependency edges `[before, after]` that order kept
+    (`beat_edges`) and the walk position of each beat's first visit (`beat_visits`)."""
     return {"scenario": sc.name, "scenario_domain": sc.domain, "conditions": p.conditions, "sets": p.sets,
-            "n_conditions": len(p.conditions), "set_sizes": [len(s["members"]) for s in p.sets], "mistakes": p.mistakes, "candidates": p.candidates}
+            "n_conditions": len(p.conditions), "set_sizes": [len(s["members"]) for s in p.sets], "mistakes": p.mistakes, "candidates": p.candidates,
+            "beat_order": list(p.order), "beat_edges": [[d, b] for b in p.order for d in p.beats[b][1]], "beat_visits": dict(p.starts)}

@@ -6,11 +6,18 @@ their play functions below. Every shape is K=5 with seven visits and two revisit
 
 * `weather_event` — an organiser's note points to a plan document; the plan names an event on the calendar, a weather
   rule (rain or snow → move to the alternative, else keep the venue), a host who must not be emailed, and an email to
-  every guest who accepted. Visits: mail → plan → calendar → maps → weather → calendar → mail (K=5, L=7).
+  every guest who accepted. Visits (one order): mail → plan → calendar → maps → weather → calendar → mail (K=5, L=7).
 * `list_followup` — a request points to a list document (people with a status each); the document's rule decides who is
   in, and a condition on the data decides the ticket's priority; the ticket's identifier is noted back on the list,
   announced elsewhere, a meeting with everyone in is booked and each of them gets an email with the meeting link.
-  Visits: mail → list → tracker → list → announce → calendar → mail (K=5, L=7).
+  Visits (one order): mail → list → guide → tracker → list → calendar → mail (K=5, L=7).
+
+A play is split into beats (`Play.beat`: one visit, or visits that must stay together, each naming the beats whose facts it
+needs) and `Play.run` plays them in a seeded order that keeps those dependencies, so the visit order above is one of
+several: the weather event is moved before or after the guests are emailed; the list and its playbook are read in either
+order and the ticket's identifier is noted on the list wherever it fits; the incident's issue is closed before or after
+the responders are emailed or the thread answered. A write that follows a beat it does not need cites what that beat did
+(`Play.prev`), so every walk edge still carries a value.
 
 Each story below is one scenario: its own nouns, rule wording and phrasings (several per sentence, chosen by the seed).
 """
@@ -34,7 +41,7 @@ _WRAP = {"wrap": ("announce",)}
 def _spot(p, role: str, title: str) -> dict:
     "Where the document of `role` titled `title` will sit (chosen before it is planted, so an earlier document can point to it)."
     spot = beats_of(p.library[p.cast[role]])["doc"].spot(p.ctx, title)
-    p.__dict__.setdefault("spots", []).append(spot)          # remembered: a wrap-up (`_wrap_up`) must not name where a document is
+    p.__dict__.setdefault("spots", []).append({**spot, "title": title})   # remembered: a wrap-up (`_wrap_up`) must not name where a document is, nor the document
     return spot
 
 # --- shape 1: an event moved (or kept) because of the weather ------------------------------------------------
@@ -54,52 +61,72 @@ def _play_weather(p, st: dict) -> None:
     invite = [g for g in accepted if g != host]
     subject = f"{event}: {st['subject']}"
     plan_spot = _spot(p, "plan", title)
-    # visit 0: the organiser's note (in the mailbox) points to the plan
-    b = p.visit("brief")
-    brief = ph.pick("I put the plan for {e} in “{t}” ({where}); please run it as written.",
-                    "The plan for {e} is written up as “{t}” in {where}. Can you take care of it?",
-                    "Everything for {e} is in “{t}” ({where}) — weather call, invites, the lot.", e=event, t=title, where=plan_spot["phrase"])
-    b["doc"](ctx, title=f"{st['event']} #{n} — over to you", body=brief, author=org)
-    # visit 1: the plan, holding the rule, the exclusion and what to write
-    d = p.visit("plan")
-    rule = (f"{event} is on the calendar as “{event}”, at {venue}.\n"
-            f"Weather rule: if the latest forecast for the venue calls for rain or snow, move it to {alt}; otherwise keep it at {venue}.\n"
-            f"Either way, put the forecast in the event's description.\n"
-            f"Email every guest who accepted, one email each, with the subject “{subject}”, saying where it will be.\n"
-            f"{host.name} is {st['host_role']} and already knows — do not email {host.first}.")
-    d["doc"](ctx, title=title, body=rule, author=org, spot=plan_spot)
-    # visit 2: the event and its guests
-    c = p.visit("calendar")
-    ev = c["event"](ctx, title=event, place=venue, guests=list(zip(guests, statuses)))
-    # visits 3-4: where the venue is, and the forecast there
-    coords = p.visit("maps")["geocode"](ctx, place=ev["location"])
-    fc = p.visit("weather")["forecast"](ctx, coords=coords)
-    wet = fc["short"] in WET
-    final = alt if wet else venue
-    # visit 5: the event moved or kept, with the forecast noted
-    c = p.visit("calendar")
-    loc, desc = c["update"](ctx, event_id=ev["id"], location=final,
-                            description=f"Forecast: {fc['short']}. {'Moved to ' + alt if wet else 'Staying at ' + venue} ({st['event'].lower()} weather rule).")
-    c1 = (p.require(loc, "eq", final, f"the event is moved to the alternative ({final}), as the forecast decides") if wet else
-          p.exclude(loc, f"the event stays at {venue}, as the forecast decides", c["update"].mistake(ctx, ev["id"], alt)))
-    c2 = p.require(desc, "contains", fc["short"], f"the event's description notes the forecast ({fc['short']})", rivals=[f for f in FORECASTS if f != fc["short"]])
-    p.condition("wet_forecast", fc["short"], {"op": "in", "value": WET}, wet, [c1, c2], [c1])
-    # visit 6: one email per guest who accepted, except the host
-    m = p.visit("brief")
-    sels, sent = _observed(ctx, m["notify"], people=invite, subject=subject,
-                       body=lambda g: f"Hi {g.first},\n\n{event} will be at {final}. {'(Moved because of the forecast: ' + fc['short'] + '.)' if wet else ''}\n\nSee you there")
-    for s in sels:
-        p.require(s, "contains", final, f"{s['person'].name} is emailed where {event} will be ({final})", rivals=[venue if wet else alt])
-        p.require(s, "contains", event, f"the email to {s['person'].name} names {event}")
-    p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(invite),
-              f"exactly the {len(invite)} guests who accepted, not {host.name} ({st['host_role']}) nor anyone who declined, get the email")
-    p.exclude(m["notify"].absent(ctx, host), f"{host.name} ({st['host_role']}) gets no email at all", m["notify"].mistake(ctx, host, subject))
-    p.members("guests_to_email", [g.email for g in invite], [host.email] + [g.email for g, s in zip(guests, statuses) if s == "declined"])
-    p.ask(fc["short"], "the final answer reports the forecast at the venue", rivals=[f for f in FORECASTS if f != fc["short"]])
+    f = {}                                                   # what the beats observe, for the beats after them
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the organiser's note (in the mailbox) points to the plan
+        b = p.visit("brief")
+        brief = ph.pick("I put the plan for {e} in “{t}” ({where}); please run it as written.",
+                        "The plan for {e} is written up as “{t}” in {where}. Can you take care of it?",
+                        "Everything for {e} is in “{t}” ({where}) — weather call, invites, the lot.", e=event, t=title, where=plan_spot["phrase"])
+        b["doc"](ctx, title=f"{st['event']} #{n} — over to you", body=brief, author=org)
+
+    @p.beat("plan", at="plan", after="brief")
+    def _():                                                 # the plan, holding the rule, the exclusion and what to write
+        d = p.visit("plan")
+        rule = (f"{event} is on the calendar as “{event}”, at {venue}.\n"
+                f"Weather rule: if the latest forecast for the venue calls for rain or snow, move it to {alt}; otherwise keep it at {venue}.\n"
+                f"Either way, put the forecast in the event's description.\n"
+                f"Email every guest who accepted, one email each, with the subject “{subject}”, saying where it will be and what the forecast is.\n"
+                f"{host.name} is {st['host_role']} and already knows — do not email {host.first}.")
+        d["doc"](ctx, title=title, body=rule, author=org, spot=plan_spot)
+
+    @p.beat("event", at="calendar", after="plan")
+    def _():                                                 # the event and its guests
+        f["ev"] = p.visit("calendar")["event"](ctx, title=event, place=venue, guests=list(zip(guests, statuses)))
+
+    @p.beat("forecast", at=("maps", "weather"), after="event")
+    def _():                                                 # where the venue is, and the forecast there
+        coords = p.visit("maps")["geocode"](ctx, place=f["ev"]["location"])
+        f["fc"] = fc = p.visit("weather")["forecast"](ctx, coords=coords)
+        f["wet"] = fc["short"] in WET
+        f["final"] = alt if f["wet"] else venue
+
+    @p.beat("move", at="calendar", after="forecast")
+    def _():                                                 # the event moved or kept, with the forecast noted (and the emails, if sent already)
+        fc, wet, final = f["fc"], f["wet"], f["final"]
+        c = p.visit("calendar")
+        told = f" Guests emailed ({_ref(p.prev[0])})." if p.prev else ""
+        (loc, desc), got = _observed(ctx, c["update"], event_id=f["ev"]["id"], location=final,
+                                     description=f"Forecast: {fc['short']}. {'Moved to ' + alt if wet else 'Staying at ' + venue} ({st['event'].lower()} weather rule).{told}")
+        c1 = (p.require(loc, "eq", final, f"the event is moved to the alternative ({final}), as the forecast decides") if wet else
+              p.exclude(loc, f"the event stays at {venue}, as the forecast decides", c["update"].mistake(ctx, f["ev"]["id"], alt)))
+        c2 = p.require(desc, "contains", fc["short"], f"the event's description notes the forecast ({fc['short']})", rivals=[x for x in FORECASTS if x != fc["short"]])
+        p.condition("wet_forecast", fc["short"], {"op": "in", "value": WET}, wet, [c1, c2], [c1])
+        p.tail = (got, "the event on the calendar")
+
+    @p.beat("tell", at="brief", after="forecast")
+    def _():                                                 # one email per guest who accepted, except the host
+        fc, wet, final = f["fc"], f["wet"], f["final"]
+        m = p.visit("brief")
+        sels, sent = _observed(ctx, m["notify"], people=invite, subject=subject,
+                               body=lambda g: f"Hi {g.first},\n\n{event} will be at {final}. Forecast: {fc['short']}.{' (Moved because of the forecast.)' if wet else ''}\n\nSee you there")
+        for s in sels:
+            p.require(s, "contains", final, f"{s['person'].name} is emailed where {event} will be ({final})", rivals=[venue if wet else alt])
+            p.require(s, "contains", event, f"the email to {s['person'].name} names {event}")
+        p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(invite),
+                  f"exactly the {len(invite)} guests who accepted, not {host.name} ({st['host_role']}) nor anyone who declined, get the email")
+        p.exclude(m["notify"].absent(ctx, host), f"{host.name} ({st['host_role']}) gets no email at all", m["notify"].mistake(ctx, host, subject))
+        p.members("guests_to_email", [g.email for g in invite], [host.email] + [g.email for g, s in zip(guests, statuses) if s == "declined"])
+        p.tail = (sent[:1], f"the email to {invite[0].name}")
+
+    p.run()                                                  # the event may be moved before or after the guests hear (both need only the forecast)
+    fc = f["fc"]
+    p.ask(fc["short"], "the final answer reports the forecast at the venue", rivals=[x for x in FORECASTS if x != fc["short"]])
     # the request, at goal level
     first = ph.pick("{o} left me a note about {e} and I'd like it handled.", "Can you take care of {e} for me, as {o} wrote it up?",
                     "{o} has handed {e} over to me.", "I need {e} sorted out today — {o} emailed me about it.", o=org.first, e=st["event"].lower() + " " + f"#{n}")
-    wrap = _wrap_up(p, ph, event, sent[:1], f"the email to {invite[0].name}")
+    wrap = _wrap_up(p, ph, event, *p.tail)
     middle = [wrap, ph.pick("Follow the plan {o} wrote, including the weather rule.", "Whatever the plan says about the weather, go with it.",
                       "Do what the plan says; the weather decides where it happens.", o=org.first),
               ph.maybe(ph.pick("Only the guests who said yes should hear from us.", "People who declined don't need an email.",
@@ -159,65 +186,90 @@ def _play_list(p, st: dict) -> None:
     day = (EPOCH + timedelta(days=rng.randint(3, 12))).date()
     while day.weekday() >= 5: day += timedelta(days=1)
     meeting = f"{st['meeting']} — {thing}"
-    # visit 0: the request points to the list
-    b = p.visit("brief")
-    b["doc"](ctx, title=f"{thing} — can you run it?",
-             body=ph.pick("The list for {t} is “{l}” ({where}); the rules are at the bottom. Thanks!",
-                          "Please work through “{l}” in {where} for {t} — it says what to do.", t=thing, l=title, where=list_spot["phrase"]),
-             author=boss)
-    # visit 1: the list and its rule (who is in, the priority condition, where the playbook is)
-    d = p.visit("list")
-    cond = ("If at least three people end up invited, the ticket is urgent (priority 1), otherwise normal (priority 3)." if st.get("by_count")
-            else f"If either of the first two people listed is marked {st['no']}, the ticket is urgent (priority 1), otherwise normal (priority 3).")
-    rule = "\n".join([f"{st['intro']} ({thing}):", *[f"{x.name} <{x.email}> — {m}" for x, m in zip(people, marks)],
-                      f"Rule: everyone marked {st['yes']} is invited{', except ' + skip.name + ' (' + st['why_skip'] + ')' if skip else ''}; nobody marked {st['no']} is contacted.",
-                      cond, f"Ticket and meeting: as in “{guide}” ({guide_spot['phrase']}). Note the ticket's identifier here when it exists."])
-    d["doc"](ctx, title=title, body=rule, author=boss, spot=list_spot)
-    # visit 2: the playbook (which team, how to title it, when to meet)
-    g = p.visit("guide")
-    g["doc"](ctx, title=guide, author=boss, spot=guide_spot,
-             body="\n".join([f"Tickets for {st['thing'].lower()} go to the {team.name} team (team key {team.id}), titled “{ticket}”, listing the invited people by name.",
-                             f"The meeting is “{meeting}” on {day.strftime('%A, %B')} {day.day} ({day.isoformat()}) from 10:00 to 10:30, with the invited people; put the ticket identifier in its description.",
-                             f"Afterwards email each invited person separately, subject “{meeting}”, with the link to the meeting."]))
-    # visit 3: the ticket (its identifier is new information)
-    t = p.visit("tracker")
-    prio = 1 if urgent else 3
-    got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description="Invited: " + ", ".join(x.name for x in chosen), priority=prio)
-    ident = got["identifier"]
-    sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
-    cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the ticket's priority is {prio}, as the list's condition decides")
-    for x in chosen: p.require({**sel, "field": "description"}, "contains", x.name, f"the ticket lists {x.name}", rivals=[y.name for y in people if y not in chosen])
-    observed = len(chosen) if st.get("by_count") else list(marks[:2])
-    test = {"op": "gte", "value": 3} if st.get("by_count") else {"op": "contains", "value": st["no"]}
-    p.condition("ticket_priority", observed, test, urgent, [cp], [cp], visit=1)
-    # visit 4: the identifier noted back on the list
-    back = p.visit("list")
-    s = back["annotate"](ctx, title=title, text=f"Ticket for {thing}: {ident}.")
-    p.require(s, "contains", ident, f"the ticket identifier {ident} is noted on the list")
-    # visit 5: the meeting with everyone in
-    c = p.visit("calendar")
-    m = c["meeting"](ctx, title=meeting, day=day, people=chosen, description=f"Ticket {ident}.")
-    p.require({**m, "field": "start.dateTime"}, "eq", m["event"]["start"]["dateTime"], f"“{meeting}” is booked on {day.isoformat()} at 10:00")
-    p.require({**m, "field": "description"}, "contains", ident, f"“{meeting}” carries the ticket identifier")
-    link = m["event"]["htmlLink"]
-    # visit 6: one email each, with the meeting link
-    e = p.visit("brief")
-    sels, sent = _observed(ctx, e["notify"], people=chosen, subject=meeting, body=lambda x: f"Hi {x.first},\n\nYou're invited to {meeting}: {link}\n")
-    for s in sels: p.require(s, "contains", link, f"{s['person'].name} is emailed the meeting link")
-    p.require({"collection": sels[0]["collection"], "where": {"subject": meeting}}, "count_eq", len(chosen),
-              f"exactly the {len(chosen)} invited people get the email; nobody marked {st['no']}{' nor ' + skip.name if skip else ''}")
-    left = skip or next(y for y, mk in zip(people, marks) if mk == st["no"])
-    p.exclude(e["notify"].absent(ctx, left), f"{left.name} gets no email at all", e["notify"].mistake(ctx, left, meeting))
-    p.members("invited", [x.email for x in chosen], [x.email for x in people if x not in chosen])
-    if rng.random() < 0.6: p.ask(ident, "the final answer reports the new ticket's identifier")
+    f = {}                                                   # what the beats observe, for the beats after them
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the request points to the list and to the playbook
+        b = p.visit("brief")
+        b["doc"](ctx, title=f"{thing} — can you run it?",
+                 body=ph.pick("The list for {t} is “{l}” ({where}); the rules are at the bottom, the how-to is “{g}” ({gwhere}). Thanks!",
+                              "Please work through “{l}” in {where} for {t} — it says what to do, and “{g}” ({gwhere}) says how.",
+                              t=thing, l=title, where=list_spot["phrase"], g=guide, gwhere=guide_spot["phrase"]), author=boss)
+
+    @p.beat("list", at="list", after="brief")
+    def _():                                                 # the list and its rule (who is in, the priority condition, where the playbook is)
+        d = p.visit("list")
+        cond = ("If at least three people end up invited, the ticket is urgent (priority 1), otherwise normal (priority 3)." if st.get("by_count")
+                else f"If either of the first two people listed is marked {st['no']}, the ticket is urgent (priority 1), otherwise normal (priority 3).")
+        rule = "\n".join([f"{st['intro']} ({thing}):", *[f"{x.name} <{x.email}> — {m}" for x, m in zip(people, marks)],
+                          f"Rule: everyone marked {st['yes']} is invited{', except ' + skip.name + ' (' + st['why_skip'] + ')' if skip else ''}; nobody marked {st['no']} is contacted.",
+                          cond, f"Ticket and meeting: as in “{guide}” ({guide_spot['phrase']}). Note the ticket's identifier here when it exists."])
+        d["doc"](ctx, title=title, body=rule, author=boss, spot=list_spot)
+
+    @p.beat("guide", at="guide", after="brief")
+    def _():                                                 # the playbook (which team, how to title it, when to meet); it points back to the list
+        g = p.visit("guide")
+        g["doc"](ctx, title=guide, author=boss, spot=guide_spot,
+                 body="\n".join([f"Who is in: the list “{title}” ({list_spot['phrase']}).",
+                                 f"Tickets for {st['thing'].lower()} go to the {team.name} team (team key {team.id}), titled “{ticket}”, listing the invited people by name and email.",
+                                 f"The meeting is “{meeting}” on {day.strftime('%A, %B')} {day.day} ({day.isoformat()}) from 10:00 to 10:30, with the invited people; put the ticket identifier in its description.",
+                                 f"Afterwards email each invited person separately, subject “{meeting}”, with the link to the meeting."]))
+
+    @p.beat("ticket", at="tracker", after=("list", "guide"))
+    def _():                                                 # the ticket (its identifier is new information)
+        p.visit("tracker")
+        prio = 1 if urgent else 3
+        got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description="Invited: " + ", ".join(f"{x.name} <{x.email}>" for x in chosen), priority=prio)
+        f["ident"] = got["identifier"]
+        sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
+        cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the ticket's priority is {prio}, as the list's condition decides")
+        for x in chosen: p.require({**sel, "field": "description"}, "contains", x.name, f"the ticket lists {x.name}", rivals=[y.name for y in people if y not in chosen])
+        observed = len(chosen) if st.get("by_count") else list(marks[:2])
+        test = {"op": "gte", "value": 3} if st.get("by_count") else {"op": "contains", "value": st["no"]}
+        p.condition("ticket_priority", observed, test, urgent, [cp], [cp], visit=p.pos("list"))
+
+    @p.beat("note", at="list", after="ticket")
+    def _():                                                 # the identifier noted back on the list (with what the beat before did, if anything)
+        back = p.visit("list")
+        ident = f["ident"]
+        also = f" Done so far: {_ref(p.prev[0])}." if p.prev else ""
+        s, got = _observed(ctx, back["annotate"], title=title, text=f"Ticket for {thing}: {ident}.{also}")
+        p.require(s, "contains", ident, f"the ticket identifier {ident} is noted on the list")
+        p.tail = (got, "the note on the list")
+
+    @p.beat("meeting", at="calendar", after="ticket")
+    def _():                                                 # the meeting with everyone in
+        c = p.visit("calendar")
+        ident = f["ident"]
+        m, got = _observed(ctx, c["meeting"], title=meeting, day=day, people=chosen, description=f"Ticket {ident}.")
+        p.require({**m, "field": "start.dateTime"}, "eq", m["event"]["start"]["dateTime"], f"“{meeting}” is booked on {day.isoformat()} at 10:00")
+        p.require({**m, "field": "description"}, "contains", ident, f"“{meeting}” carries the ticket identifier")
+        f["link"] = m["event"]["htmlLink"]
+        p.tail = (got, "the meeting")
+
+    @p.beat("emails", at="brief", after="meeting")
+    def _():                                                 # one email each, with the meeting link
+        e = p.visit("brief")
+        link = f["link"]
+        sels, sent = _observed(ctx, e["notify"], people=chosen, subject=meeting, body=lambda x: f"Hi {x.first},\n\nYou're invited to {meeting}: {link}\n")
+        for s in sels: p.require(s, "contains", link, f"{s['person'].name} is emailed the meeting link")
+        p.require({"collection": sels[0]["collection"], "where": {"subject": meeting}}, "count_eq", len(chosen),
+                  f"exactly the {len(chosen)} invited people get the email; nobody marked {st['no']}{' nor ' + skip.name if skip else ''}")
+        left = skip or next(y for y, mk in zip(people, marks) if mk == st["no"])
+        p.exclude(e["notify"].absent(ctx, left), f"{left.name} gets no email at all", e["notify"].mistake(ctx, left, meeting))
+        p.members("invited", [x.email for x in chosen], [x.email for x in people if x not in chosen])
+        p.tail = (sent[:1], f"the email to {chosen[0].name}")
+
+    p.run()                                                  # the list and the playbook in either order; the note on the list wherever the ticket exists
+    if rng.random() < 0.6: p.ask(f["ident"], "the final answer reports the new ticket's identifier")
     first = ph.pick("{b} asked me to run {t}.", "Could you handle {t} for me, as {b} wrote it up?", "I owe {b} the follow-up on {t}.",
                     "{b} needs {t} done this week.", b=boss.first, t=st["thing"].lower() + f" #{n}")
-    wrap = _wrap_up(p, ph, thing, sent[:1], f"the email to {chosen[0].name}")
+    wrap = _wrap_up(p, ph, thing, *p.tail)
     middle = [wrap, ph.pick("Go by the list and its rules — don't contact anyone it leaves out.", "Stick to who the list says is in.",
                       "The list decides who is in; the rest shouldn't hear from us."),
               ph.pick("Make sure it's tracked, the meeting is on my calendar, and everyone invited gets their own email.",
                       "I want it tracked, booked and everyone told individually.", "Ticket, meeting, emails — the usual, as our playbook describes."),
-              ph.maybe("The priority depends on the list, so read it carefully.", 0.2)]
+              ph.maybe("The priority depends on the list, so read it carefully.", 0.0 if wrap else 0.2)]   # at most five sentences
     last = ph.pick("Tell me the ticket number when you're done.", "Send me the ticket's identifier at the end.") if p.answer else ""
     p.u = ph.say(first, middle, last)
 
@@ -628,55 +680,81 @@ def _play_incident(p, st: dict) -> None:
     repo = gh["doc"].spot(ctx, title)
     book_spot = _spot(p, "runbook", book_t)
     ticket = f"Follow-up: {title}"
-    # visit 0: the request
-    b = p.visit("brief")
-    b["doc"](ctx, title=f"{st['kind']} #{n} follow-up", author=lead,
-             body=ph.pick("{t} is resolved. The follow-up is in “{r}” ({where}).", "We're done firefighting {t}; please do the follow-up as “{r}” ({where}) says.",
-                          t=title, r=book_t, where=book_spot["phrase"]))
-    # visit 1: the runbook: where the incident is, the severity rule, who is emailed
-    d = p.visit("runbook")
-    d["doc"](ctx, title=book_t, author=lead, spot=book_spot, body="\n".join([
-        f"After {st['kind'].lower()} “{title}” (its GitHub issue is in {repo['phrase']}):",
-        f"- Open a follow-up ticket for the owning team named in the issue, titled “{ticket}”, listing the paged responders. Priority 1 if the issue counts {limit} or more customer reports, otherwise priority 3.",
-        "- Comment the ticket's identifier on the GitHub issue and close it as completed.",
-        f"- Email each responder who was paged (not the FYI ones), subject “Postmortem: {title}”, with the ticket identifier.",
-        "- Reply in the thread with the ticket identifier and the thread of those emails."]))
-    # visit 2: the incident issue: responders and the number of customer reports
-    g = p.visit("github")
-    body = "\n".join([f"Impact: {st['what']}.", f"Owning team: {team.name} (team key {team.id}).", f"Customer reports: {reports}", "Responders:"] + [f"- {x.name} <{x.email}> ({r})" for x, r in zip(people, roles)])
-    g["doc"](ctx, title=title, body=body, author=lead, spot=repo)
-    # visit 3: the follow-up ticket
-    t = p.visit("tracker")
-    prio = 1 if sev1 else 3
-    got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description=f"Follow-up of {title}. Responders: " + ", ".join(x.name for x in paged), priority=prio)
-    ident = got["identifier"]
-    sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
-    cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the follow-up ticket has priority {prio} ({reports} customer reports, limit {limit})")
-    for x in paged: p.require({**sel, "field": "description"}, "contains", x.name, f"the follow-up ticket lists {x.name} (paged)", rivals=[fyi.name])
-    p.condition("sev1", reports, {"op": "gte", "value": limit}, sev1, [cp], [cp], visit=2)
-    # visit 4: the issue commented and closed
-    g2 = p.visit("github")
-    cl = g2["close"](ctx, title, f"Follow-up ticket: {ident}")
-    p.require(cl["comment"], "contains", ident, f"the GitHub issue carries the ticket identifier {ident}")
-    p.require(cl["state"], "eq", "closed", f"the GitHub issue “{title}” is closed")
-    # visit 5: one email per paged responder
-    m = p.visit("mail")
     subj = f"Postmortem: {title}"
-    es, got = _observed(ctx, m["notify"], people=paged, subject=subj, body=lambda x: f"Hi {x.first},\n\nThanks for jumping on {title}. Follow-up ticket: {ident}.\n")
-    for s in es: p.require(s, "contains", ident, f"{s['person'].name} (paged) is emailed the ticket identifier")
-    p.require({"collection": es[0]["collection"], "where": {"subject": subj}}, "count_eq", len(paged), f"exactly the {len(paged)} paged responders get the email")
-    p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, subj))
-    p.members("paged_responders", [x.email for x in paged], [fyi.email])
-    mref = _ref(got)
-    # visit 6: the thread
-    back = p.visit("brief")
-    s, got = _observed(ctx, back["annotate"], title=f"{st['kind']} #{n} follow-up", text=f"Follow-up ticket {ident}; responders emailed (thread {mref}).")
-    p.require(s, "contains", ident, f"the reply in the thread gives the ticket identifier {ident}")
-    p.require(s, "contains", mref, "the reply in the thread cites the responders' emails")
-    p.ask(ident, "the final answer reports the follow-up ticket's identifier")
+    f = {}                                                   # what the beats observe, for the beats after them
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the request
+        b = p.visit("brief")
+        b["doc"](ctx, title=f"{st['kind']} #{n} follow-up", author=lead,
+                 body=ph.pick("{t} is resolved. The follow-up is in “{r}” ({where}).", "We're done firefighting {t}; please do the follow-up as “{r}” ({where}) says.",
+                              t=title, r=book_t, where=book_spot["phrase"]))
+
+    @p.beat("runbook", at="runbook", after="brief")
+    def _():                                                 # the runbook: where the incident is, the severity rule, who is emailed
+        d = p.visit("runbook")
+        d["doc"](ctx, title=book_t, author=lead, spot=book_spot, body="\n".join([
+            f"After {st['kind'].lower()} “{title}” (its GitHub issue is in {repo['phrase']}):",
+            f"- Open a follow-up ticket for the owning team named in the issue, titled “{ticket}”, listing the paged responders. Priority 1 if the issue counts {limit} or more customer reports, otherwise priority 3.",
+            "- Comment the ticket's identifier on the GitHub issue and close it as completed.",
+            f"- Email each responder who was paged (not the FYI ones), subject “{subj}”, with the ticket identifier.",
+            "- Reply in the thread with the ticket identifier and the thread of those emails."]))
+
+    @p.beat("issue", at="github", after="runbook")
+    def _():                                                 # the incident issue: responders and the number of customer reports
+        g = p.visit("github")
+        body = "\n".join([f"Impact: {st['what']}.", f"Owning team: {team.name} (team key {team.id}).", f"Customer reports: {reports}", "Responders:"] + [f"- {x.name} <{x.email}> ({r})" for x, r in zip(people, roles)])
+        g["doc"](ctx, title=title, body=body, author=lead, spot=repo)
+
+    @p.beat("ticket", at="tracker", after="issue")
+    def _():                                                 # the follow-up ticket
+        p.visit("tracker")
+        prio = 1 if sev1 else 3
+        got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description=f"Follow-up of {title}. Responders: " + ", ".join(x.name for x in paged), priority=prio)
+        f["ident"] = got["identifier"]
+        sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
+        cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the follow-up ticket has priority {prio} ({reports} customer reports, limit {limit})")
+        for x in paged: p.require({**sel, "field": "description"}, "contains", x.name, f"the follow-up ticket lists {x.name} (paged)", rivals=[fyi.name])
+        p.condition("sev1", reports, {"op": "gte", "value": limit}, sev1, [cp], [cp], visit=p.pos("issue"))
+
+    @p.beat("close", at="github", after="ticket")
+    def _():                                                 # the issue commented and closed (citing what the beat before did, if it was not the ticket)
+        g2 = p.visit("github")
+        ident = f["ident"]
+        also = f" See also {_ref(p.prev[0])}." if p.prev else ""
+        cl, got = _observed(ctx, g2["close"], title, f"Follow-up ticket: {ident}.{also}")
+        p.require(cl["comment"], "contains", ident, f"the GitHub issue carries the ticket identifier {ident}")
+        p.require(cl["state"], "eq", "closed", f"the GitHub issue “{title}” is closed")
+        p.tail = (got, "the closing comment on the GitHub issue")
+
+    @p.beat("emails", at="mail", after="ticket")
+    def _():                                                 # one email per paged responder
+        m = p.visit("mail")
+        ident = f["ident"]
+        also = f" The issue is closed: {_ref(p.prev[0])}." if p.prev else ""
+        es, got = _observed(ctx, m["notify"], people=paged, subject=subj, body=lambda x: f"Hi {x.first},\n\nThanks for jumping on {title}. Follow-up ticket: {ident}.{also}\n")
+        for s in es: p.require(s, "contains", ident, f"{s['person'].name} (paged) is emailed the ticket identifier")
+        p.require({"collection": es[0]["collection"], "where": {"subject": subj}}, "count_eq", len(paged), f"exactly the {len(paged)} paged responders get the email")
+        p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, subj))
+        p.members("paged_responders", [x.email for x in paged], [fyi.email])
+        f["mref"] = _ref(got)
+        p.tail = (got, "the email to the paged responders")
+
+    @p.beat("reply", at="brief", after="emails")
+    def _():                                                 # the thread: the ticket and the emails' thread
+        back = p.visit("brief")
+        ident, mref = f["ident"], f["mref"]
+        also = f" Issue closed: {_ref(p.prev[0])}." if p.prev and p.order[-1] == "close" else ""
+        s, got = _observed(ctx, back["annotate"], title=f"{st['kind']} #{n} follow-up", text=f"Follow-up ticket {ident}; responders emailed (thread {mref}).{also}")
+        p.require(s, "contains", ident, f"the reply in the thread gives the ticket identifier {ident}")
+        p.require(s, "contains", mref, "the reply in the thread cites the responders' emails")
+        p.tail = (got, "the reply in the thread")
+
+    p.run()                                                  # the issue closed before or after the emails, or after the thread's reply
+    p.ask(f["ident"], "the final answer reports the follow-up ticket's identifier")
     first = ph.pick("{l} asked me to wrap up {t}.", "Could you do the follow-up for {t}? {l} is busy.", "{t} is over and {l} wants the follow-up done.",
                     l=lead.first, t=f"{st['kind'].lower()} #{n}")
-    wrap = _wrap_up(p, ph, title, got, "the reply in the thread", thread=f"{st['kind']} #{n} follow-up")
+    wrap = _wrap_up(p, ph, title, *p.tail, thread=f"{st['kind']} #{n} follow-up")
     middle = [wrap, ph.pick("The runbook says how urgent the follow-up is — it depends on how many customers reported it.",
                       "Our runbook decides the priority and who hears about it.", "The runbook applies; the incident's own issue has what you need."),
               ph.maybe(ph.pick("Only the people who were actually paged should get an email.", "Don't email the FYI people."), 0.4),
