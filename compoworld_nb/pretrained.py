@@ -150,6 +150,18 @@ def convert_gguf(gguf: str | Path,  # a GGUF file with a Llama-family model
     if notice: (out_dir / "NOTICE").write_text(notice + "\n", encoding="utf-8")
     return out_dir
 
+# %% ../nbs/22_pretrained.ipynb #f2c6a9d4
+def _current_template(d: Path) -> Path:
+    "Write the project's `CHAT_TEMPLATE` into cached model directory `d` when the one there is older (the weights stay); returns `d`."
+    from compoworld_nb.tinymodel import CHAT_TEMPLATE
+    f = d / "chat_template.jinja"
+    if f.is_file() and f.read_text(encoding="utf-8") == CHAT_TEMPLATE: return d
+    fd, tmp = tempfile.mkstemp(prefix=".chat_template.", dir=d)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh: fh.write(CHAT_TEMPLATE)
+    os.replace(tmp, f)
+    return d
+
+
 # %% ../nbs/22_pretrained.ipynb #1add6313
 def pretrained_dir(name: str = DEFAULT_PRETRAINED,  # a short name from `PRETRAINED`
                    cache: str | Path | None = None,  # cache folder (default `model_cache_dir()`)
@@ -160,7 +172,7 @@ def pretrained_dir(name: str = DEFAULT_PRETRAINED,  # a short name from `PRETRAI
     if name not in PRETRAINED: raise ValueError(f"unknown pretrained model {name!r}; known: {sorted(PRETRAINED)}")
     spec, root = PRETRAINED[name], model_cache_dir(cache)
     out = root / name
-    if (out / "compoworld_model.json").is_file() and (out / "config.json").is_file(): return out
+    if (out / "compoworld_model.json").is_file() and (out / "config.json").is_file(): return _current_template(out)
     root.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{name}.", dir=root))
     try:

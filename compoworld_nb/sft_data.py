@@ -20,8 +20,8 @@ from .task import Task
 from .trajectory import Trajectory
 
 # %% auto #0
-__all__ = ['discovery_plan', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'revealing_reference', 'admit_sft',
-           'sft_trajectories']
+__all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'revealing_reference',
+           'guessed', 'recovering_reference', 'admit_sft', 'sft_trajectories']
 
 # %% ../nbs/16_sft_data.ipynb #536144d1
 def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]`
@@ -36,15 +36,27 @@ def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool
         plan.append(("call_tool", {"tool": tool, "arguments": c.get("arguments") or {}}))
     return plan
 
+# %% ../nbs/16_sft_data.ipynb #a1c0e002
+def untrained_steps(reference: list[dict],  # reference calls; a call with `"untrained": True` is one SFT must not train on
+                   ) -> set[int]:
+    "Indices into `discovery_plan(reference)` of the describe_tool and call_tool steps made for a reference call marked `untrained`."
+    plan, out, n = discovery_plan(reference), set(), 0
+    for k, c in enumerate(reference):
+        m = len(discovery_plan(reference[:k + 1]))    # the plan grows call by call: steps n..m-1 are reference[k]'s
+        if c.get("untrained"): out |= {i for i in range(n, m) if plan[i][0] in ("describe_tool", "call_tool")}
+        n = m
+    return out
+
 # %% ../nbs/16_sft_data.ipynb #a48ea14e
 class DiscoveringPolicy:
-    "Replays `discovery_plan` of a reference (`reference(task)`, default the task's own), then answers with the task's expected answer (or 'Done.')."
+    "Replays `discovery_plan` of a reference (`reference(task)`, default the task's own), then answers with the task's expected answer (or 'Done.'); `untrained`: ids of its calls made for a reference call marked `untrained`."
     thread_safe = True
     name = "scripted:discover"
     def __init__(self, reference: Callable[[Task], list[dict]] | None = None): self.reference = reference
     def reset(self, task: Task, seed: int):
         ref = self.reference(task) if self.reference else task.reference
         self.plan, self.i, self.answer = discovery_plan(ref), 0, task.answer or "Done."
+        self.untrained = {f"call_{i + 1}" for i in untrained_steps(ref)}   # ids of the calls SFT must not train on
     def act(self, messages: list[dict]) -> dict:
         if self.i >= len(self.plan): return {"role": "assistant", "content": self.answer}
         name, args = self.plan[self.i]; self.i += 1
@@ -90,10 +102,11 @@ def _seen(word: str, ctx: str) -> bool:
 
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
                  ) -> list[dict]:
-    "Identifiers in assistant `call_tool` arguments that appear nowhere in the system/user/tool turns before them (a decimal may be a shown one rounded): `[{'turn', 'tool', 'value'}]`."
+    "Identifiers in trained assistant `call_tool` arguments (a turn with `weight` 0 is not trained) that appear nowhere in the system/user/tool turns before them (a decimal may be a shown one rounded): `[{'turn', 'tool', 'value'}]`."
     ctx, out = "", []
     for i, m in enumerate(messages):
         if m.get("role") in ("system", "user", "tool"): ctx += "\n" + _shown(str(m.get("content") or "")); continue
+        if m.get("weight") == 0: continue                 # an untrained turn: SFT does not teach its calls
         for tc in m.get("tool_calls") or []:
             f = tc.get("function", tc)
             args = f.get("arguments")
@@ -144,6 +157,54 @@ def revealing_reference(task: Task,  # the task whose reference is walked
     return out
 
 
+# %% ../nbs/16_sft_data.ipynb #a1c0e011
+_DIGIT = re.compile(r"\d")
+
+def guessed(word: str,  # an identifier the policy was not shown yet
+            shift: int = 1,  # added to every digit, modulo 10
+           ) -> str | None:
+    "A wrong identifier of the same shape as `word`, as a near-miss guess: every digit moved by `shift` (`msg_p3` → `msg_p4`); None when `word` has no digit."
+    return _DIGIT.sub(lambda m: str((int(m.group()) + shift) % 10), word) if _DIGIT.search(word) else None
+
+# %% ../nbs/16_sft_data.ipynb #a1c0e013
+def _replaced(x, old: str, new: str):
+    "`x` with `old` replaced by `new` in every string leaf."
+    if isinstance(x, str): return x.replace(old, new)
+    if isinstance(x, dict): return {k: _replaced(v, old, new) for k, v in x.items()}
+    if isinstance(x, list): return [_replaced(v, old, new) for v in x]
+    return x
+
+def recovering_reference(task: Task,  # the task whose reference is walked
+                         library: dict,  # the service library
+                         reference: list[dict] | None = None,  # the calls to start from (default `revealing_reference`)
+                         obs_chars: int = 600,  # observations as the policy sees them (`harness.shown_observation`)
+                        ) -> list[dict]:
+    """`reference` with one wrong call marked `"untrained": True` inserted: the first call with an identifier that an
+    earlier observation (not the instruction) showed, tried before the last call whose observation first showed one, with
+    what that call showed `guessed` (shifts 1..9, the first the service answers with an error; values shown before are kept).
+    Unchanged when no call qualifies."""
+    ref = revealing_reference(task, library, obs_chars) if reference is None else reference
+    env = TaskEnvironment(task, library)
+    given, states, obs = _shown(SYSTEM_PROMPT + "\n" + task.u), [], []
+    for c in ref:                                        # the state before each call and what each call showed
+        states.append(env.js)
+        env.js, o = env.env.call(env.js, c["tool"], c.get("arguments") or {})
+        obs.append(_shown(shown_observation(o, obs_chars)))
+    for j, c in enumerate(ref):
+        args = c.get("arguments") or {}
+        words = [w for v in _leaves(args) if isinstance(v, str) for w in identifiers(v) if _DIGIT.search(w) and not _seen(w, given)]
+        shown_at = {w: next((i for i in range(j) if _seen(w, obs[i])), None) for w in words}
+        shown_at = {w: i for w, i in shown_at.items() if i is not None}
+        if not shown_at: continue
+        at = max(shown_at.values())                      # the last call that showed one: what it showed is guessed
+        for shift in range(1, 10):
+            wrong = args
+            for w in (w for w, i in shown_at.items() if i == at): wrong = _replaced(wrong, w, guessed(w, shift))
+            if not env.env.call(states[at], c["tool"], wrong)[1].get("ok"):
+                return ref[:at] + [{"tool": c["tool"], "arguments": wrong, "untrained": True}] + ref[at:]
+        return ref
+    return ref
+
 # %% ../nbs/16_sft_data.ipynb #9e190083
 def admit_sft(trajectories: Iterable[Trajectory],  # scored trajectories (e.g. from `rollout_group`)
              ) -> tuple[list[Trajectory], dict]:
@@ -155,19 +216,35 @@ def admit_sft(trajectories: Iterable[Trajectory],  # scored trajectories (e.g. f
         else: kept.append(t)
     return kept, why
 
+def _weigh(tr: Trajectory, untrained) -> Trajectory:
+    "Mark the assistant turns of `tr` whose calls have an id in `untrained` with `weight` 0."
+    for m in tr.messages:
+        if m.get("role") == "assistant" and any(tc.get("id") in untrained for tc in m.get("tool_calls") or []): m["weight"] = 0
+    return tr
+
 def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                      library: dict,  # the service library
                      policy_factory: Callable[[], Any] | None = None,  # () -> policy; None: the discovering replay of `revealing_reference`
                      n: int = 1,  # rollouts per task (1 for a deterministic replay)
                      seed: int = 0, max_steps: int | None = None,  # episode cap; None: long enough for the plan
                      obs_chars: int = 600,  # observations are shown within this many characters (`harness.shown_observation`, as in `run_episode`)
+                     recovery: bool = False,  # with the discovering replay: also the replay of `recovering_reference` where it adds a wrong call
                     ) -> tuple[list[Trajectory], dict]:
-    "Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`."
-    refs = {t.id: revealing_reference(t, library, obs_chars) for t in tasks} if policy_factory is None else {}
-    policy_factory = policy_factory or (lambda: DiscoveringPolicy(lambda t: refs[t.id]))
+    """Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`.
+    A policy's calls listed in its `untrained` ids get `"weight": 0` on their assistant turn (context for SFT, not trained)."""
+    refs = {t.id: [revealing_reference(t, library, obs_chars)] for t in tasks} if policy_factory is None else {}
+    if recovery and policy_factory is None:
+        for t in tasks:
+            r = recovering_reference(t, library, refs[t.id][0], obs_chars)
+            if r != refs[t.id][0]: refs[t.id].append(r)
     out = []
     for t in tasks:
-        cap = max_steps or len(discovery_plan(refs.get(t.id, t.reference))) + 4
-        out += [run_episode(t, policy_factory(), library, seed + i, cap, obs_chars=obs_chars) for i in range(n)]
+        for k, ref in enumerate(refs.get(t.id, [None])):
+            make = policy_factory or (lambda ref=ref: DiscoveringPolicy(lambda _t: ref))
+            cap = max_steps or len(discovery_plan(ref or t.reference)) + 4
+            for i in range(n):
+                pol = make()
+                tr = run_episode(t, pol, library, seed + i, cap, obs_chars=obs_chars)
+                out.append(_weigh(tr, getattr(pol, "untrained", ())))
     return admit_sft(out)
 

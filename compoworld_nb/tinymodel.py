@@ -43,6 +43,19 @@ CHAT_TEMPLATE = r"""{%- macro render_tool(tool) -%}
 {%- endfor -%}
 ){% if fn.description %} - {{ fn.description | trim }}{% endif %}
 {%- endmacro -%}
+{%- macro assistant_body(message) -%}
+{%- if message.content %}{{ message.content }}{% endif %}
+{%- if message.tool_calls %}
+{%- for tc in message.tool_calls %}
+{%- set f = tc.function if tc.function is defined else tc %}
+{%- if (message.content and loop.first) or not loop.first %}{{ '\n' }}{% endif %}
+{{- '<tool_call>{"name": "' + f.name + '", "arguments": ' }}
+{%- if f.arguments is string %}{{ f.arguments }}{% elif f.arguments is defined and f.arguments is not none %}{{ f.arguments | tojson }}{% else %}{{ '{}' }}{% endif %}
+{{- '}</tool_call>' }}
+{%- endfor %}
+{%- endif %}
+{{- '<|im_end|>' }}
+{%- endmacro -%}
 {%- if messages and messages[0].role == 'system' -%}
 {%- set system = messages[0].content -%}{%- set rest = messages[1:] -%}
 {%- else -%}
@@ -58,19 +71,13 @@ CHAT_TEMPLATE = r"""{%- macro render_tool(tool) -%}
 {%- for message in rest %}
 {%- if message.role == 'assistant' %}
 {{- '<|im_start|>assistant\n' }}
+{%- if message.weight is defined and message.weight is not none and message.weight == 0 %}
+{{- assistant_body(message) }}
+{%- else %}
 {%- generation %}
-{%- if message.content %}{{ message.content }}{% endif %}
-{%- if message.tool_calls %}
-{%- for tc in message.tool_calls %}
-{%- set f = tc.function if tc.function is defined else tc %}
-{%- if (message.content and loop.first) or not loop.first %}{{ '\n' }}{% endif %}
-{{- '<tool_call>{"name": "' + f.name + '", "arguments": ' }}
-{%- if f.arguments is string %}{{ f.arguments }}{% elif f.arguments is defined and f.arguments is not none %}{{ f.arguments | tojson }}{% else %}{{ '{}' }}{% endif %}
-{{- '}</tool_call>' }}
-{%- endfor %}
-{%- endif %}
-{{- '<|im_end|>' }}
+{{- assistant_body(message) }}
 {%- endgeneration %}
+{%- endif %}
 {{- '\n' }}
 {%- elif message.role == 'tool' %}
 {%- if loop.first or rest[loop.index0 - 1].role != 'tool' %}{{ '<|im_start|>tool' }}{% endif %}
