@@ -1,4 +1,4 @@
-"""Process isolation for model-written Python, one concept in a long file because its 350-line bootstrap must travel as one self-contained script: a fresh directory, time and memory limits, no network, a stripped environment, no host files outside that directory, and `ServiceHost`, a module served from such a child.
+"""Process isolation for model-written Python: a fresh directory, time and memory limits, no network, a stripped environment, no host files outside that directory; a bootstrap written in named pieces and run as one self-contained script; and `ServiceHost`, a module served from such a child.
 
 Docs: https://compoworld.github.io/compoworld_nb/sandbox.html.md"""
 
@@ -10,16 +10,18 @@ import functools, json, os, resource, shutil, signal, subprocess, sys, sysconfig
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any
+from fastcore.basics import patch
 
 # %% auto #0
 __all__ = ['STATUSES', 'VIOLATION_EXIT', 'MEMORY_EXIT', 'ERROR_EXIT', 'HOOK_WARNING', 'PYTEST_ARGS', 'SandboxError', 'Limits',
            'SandboxResult', 'read_roots', 'bwrap_argv', 'namespaces_available', 'isolation_level', 'run_sandboxed',
            'run_script', 'run_pytest', 'describe_module', 'HostError', 'ServiceHost']
 
-# %% ../nbs/33_sandbox.ipynb #19812a35
+# %% ../nbs/33_sandbox.ipynb #17fe90a9
 class SandboxError(RuntimeError):
     "The sandbox could not be set up (e.g. level 'namespaces' asked for where bubblewrap does not work); never raised for what the child code does."
 
+# %% ../nbs/33_sandbox.ipynb #19812a35
 @dataclass(frozen=True)
 class Limits:
     "Resource limits of one sandboxed run."
@@ -39,6 +41,7 @@ class Limits:
         for k in ("cpu_s", "memory_mb", "fsize_mb", "nproc", "output_chars", "disk_mb"):
             if not isinstance(getattr(self, k), int): raise ValueError(f"Limits.{k}={getattr(self, k)!r} must be an integer")
 
+# %% ../nbs/33_sandbox.ipynb #346811a5
 STATUSES = ("ok", "failed", "violation", "timeout", "memory", "crashed")
 
 @dataclass
@@ -62,6 +65,7 @@ class SandboxResult:
 VIOLATION_EXIT, MEMORY_EXIT, ERROR_EXIT = 86, 87, 88
 _MARK = "[compoworld-sandbox] "
 
+# %% ../nbs/33_sandbox.ipynb #789c7299
 # Events that stop the run whatever their arguments.
 _DENY_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.kill",
                 "os.killpg", "signal.pthread_kill", "pty.spawn", "resource.setrlimit", "resource.prlimit", "os.link",
@@ -72,6 +76,8 @@ _DENY_PREFIXES = ("socket.", "ctypes.", "_ctypes.", "winreg.", "ftplib.", "smtpl
 # Modules whose import (when not already loaded by the trusted bootstrap) stops the run.
 _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_testinternalcapi", "_testmultiphase", "_testsinglephase",
                  "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap")
+
+# %% ../nbs/33_sandbox.ipynb #1de699f2
 # Loaded native modules the bootstrap replaces by a stub (their functions raise no audit event).
 _SCRUB = ("_posixsubprocess",)
 # Functions of built-in modules that raise no audit event yet reach outside the sandbox directory (a FIFO or device
@@ -80,6 +86,8 @@ _SCRUB = ("_posixsubprocess",)
 # blocks `_imp.create_builtin` once every built-in module is loaded (a fresh `posix` would bring them back).
 _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam"),
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
+
+# %% ../nbs/33_sandbox.ipynb #b9a1f057
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
 _PRELOAD = {"script": ("runpy", "subprocess"), "describe": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "subprocess"),
             "pytest": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "tempfile", "shutil", "subprocess")}
@@ -88,7 +96,8 @@ _PRELOAD["serve"] = _PRELOAD["describe"]
 # event: the bootstrap routes them through the hook, which answers PermissionError for a path outside.
 _META_FUNCS = ("stat", "lstat", "access", "readlink")
 
-_BOOT = r'''
+# %% ../nbs/33_sandbox.ipynb #e1600715
+_BOOT_HEAD = r'''
 import sys, os, json
 
 def _refuse(event, args):
@@ -112,7 +121,10 @@ def _scrub(names):
             if isinstance(d, dict):
                 for k, v in list(d.items()):
                     if v is mod: d[k] = stub
+'''
 
+# %% ../nbs/33_sandbox.ipynb #927f93a8
+_BOOT_SCRUB_FUNCS = r'''
 def _blocked_fn(name):
     def blocked(*args, **kwargs): sys.audit("compoworld.sandbox.blocked", name)
     blocked.__name__ = blocked.__qualname__ = name.rsplit(".", 1)[-1]
@@ -142,7 +154,10 @@ def _scrub_funcs(spec):
             f = getattr(mod, n, None)
             if f is not None: real[id(f)] = (f, _blocked_fn(modname + "." + n))
     _swap_everywhere(real)
+'''
 
+# %% ../nbs/33_sandbox.ipynb #e855f299
+_BOOT_ARM_PATHS = r'''
 def _arm(cfg):
     # Install the audit hook. Everything it uses lives in this function's closure; the function returns None,
     # so once it has run no frame on the stack refers to the hook's state. The hook never runs untrusted code
@@ -178,7 +193,10 @@ def _arm(cfg):
         return sep + sep.join(out)
     def isdir(p):
         try: return stat_(p).st_mode & S_IFMT == S_IFDIR
-        except OSError: return False
+        except OSError: return False'''
+
+# %% ../nbs/33_sandbox.ipynb #de59c466
+_BOOT_ARM_POLICY = r'''
     import pathlib
     path_types = (pathlib.PosixPath, pathlib.PurePosixPath)
     W = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
@@ -234,7 +252,10 @@ def _arm(cfg):
         if want_write:
             if not inside(r, writable): stop(event, repr(r) + " is outside the sandbox directory (writes)")
         elif not inside(r, readable): stop(event, repr(r) + " is outside the sandbox directory")
-        elif event == "open" and not inside(r, (root,)) and isdir(r): stop(event, "directory " + repr(r) + " is outside the sandbox")
+        elif event == "open" and not inside(r, (root,)) and isdir(r): stop(event, "directory " + repr(r) + " is outside the sandbox")'''
+
+# %% ../nbs/33_sandbox.ipynb #346d749c
+_BOOT_ARM_META = r'''
     meta, DirEntry = {n: getattr(os, n) for n in cfg["meta_funcs"]}, os.DirEntry     # the real functions; after _hide_meta only here
     def meta_call(args):
         # (name, args, kwargs, box): run the real function for a path the child may read, put (ok, value) in box;
@@ -250,7 +271,10 @@ def _arm(cfg):
                 if name == "access": return box.append((True, False))   # access() answers, it does not raise
                 return box.append((False, FileNotFoundError(2, "outside the sandbox (hidden)", text(p))))
         try: box.append((True, meta[name](*a, **kw)))
-        except Exception as e: box.append((False, e))
+        except Exception as e: box.append((False, e))'''
+
+# %% ../nbs/33_sandbox.ipynb #912f998e
+_BOOT_ARM_HOOK = r'''
     def hook(event, args):                                # no re-entrancy flag: nothing below raises an audit event
         try:
             if event == "compoworld.sandbox.meta": return meta_call(args)
@@ -281,7 +305,10 @@ def _arm(cfg):
     sys.addaudithook(_refuse)
     sys.addaudithook(hook)
     _hide_meta(meta)
+'''
 
+# %% ../nbs/33_sandbox.ipynb #d4172398
+_BOOT_META = r'''
 def _meta_stub(name):
     # stands in for os.<name>: asks the hook (through sys.audit) to run the real function; holds no reference to it
     audit = sys.audit
@@ -298,7 +325,10 @@ def _meta_stub(name):
 def _hide_meta(meta):
     # Replace each real metadata function wherever a loaded module refers to it (os.supports_* sets included)
     real = {id(f): (f, _meta_stub(n)) for n, f in meta.items()}
-    _swap_everywhere(real)
+    _swap_everywhere(real)'''
+
+# %% ../nbs/33_sandbox.ipynb #11af08b8
+_BOOT_MAIN = r'''
 def _boot():
     cfg = json.loads(sys.argv[1]); sys.argv[1:] = []
     sb, rfd = cfg["root"], cfg["result_fd"]
@@ -322,7 +352,10 @@ def _boot():
             except Exception: pass
     def report(obj):
         b = json.dumps(obj, sort_keys=True, ensure_ascii=False).encode()
-        while b: b = b[os.write(rfd, b):]
+        while b: b = b[os.write(rfd, b):]'''
+
+# %% ../nbs/33_sandbox.ipynb #f06bab06
+_BOOT_DESCRIBE = r'''
     def describe(module, attr):
         from compoworld_nb.service import Service
         from compoworld_nb.core import state_hash
@@ -334,7 +367,10 @@ def _boot():
         st = svc.initial_state(0)
         return {"name": svc.name, "domain": svc.domain, "description": svc.description, "spec": svc.spec, "tools": tools,
                 "state_class": type(st).__name__, "collections": {c: len(getattr(st, c)) for c in type(st).collection_names()},
-                "fixture_deterministic": state_hash(st) == state_hash(svc.initial_state(0))}
+                "fixture_deterministic": state_hash(st) == state_hash(svc.initial_state(0))}'''
+
+# %% ../nbs/33_sandbox.ipynb #fafa9c79
+_BOOT_RUN_TESTS = r'''
     def run_tests(args):
         rows, mem = [], [False]
         class Collect:
@@ -352,7 +388,10 @@ def _boot():
         return {"exit_code": int(code), "tests": rows, "memory_error": mem[0],
                 "passed": sum(r["outcome"] == "passed" for r in rows if r["when"] == "call"),
                 "failed": sum(r["outcome"] == "failed" for r in rows if r["when"] == "call"),
-                "errors": sum(r["outcome"] in ("failed", "error") and r["when"] != "call" for r in rows)}
+                "errors": sum(r["outcome"] in ("failed", "error") and r["when"] != "call" for r in rows)}'''
+
+# %% ../nbs/33_sandbox.ipynb #c4bbe781
+_BOOT_SERVE = r'''
     def serve(module, attr, rin, wout):
         # Answer the parent's requests, one JSON line each, until it closes the pipe. What goes back is data only (the
         # listing, state handles, observations, field values): the parent grades the tests itself, so nothing this
@@ -392,7 +431,10 @@ def _boot():
                 else: out = {"ok": False, "error": "unknown request " + repr(op)}
             except MemoryError: raise
             except Exception as e: out = {"ok": False, "error": type(e).__name__ + ": " + str(e)[:1000]}
-            answer(out)
+            answer(out)'''
+
+# %% ../nbs/33_sandbox.ipynb #c2a51441
+_BOOT_DISPATCH = r'''
     try:
         if act["kind"] == "script":
             import runpy
@@ -416,6 +458,10 @@ def _boot():
     _flush(); _exit(0)
 _boot()
 '''
+
+# %% ../nbs/33_sandbox.ipynb #4d17f684
+_BOOT = "".join((_BOOT_HEAD, _BOOT_SCRUB_FUNCS, _BOOT_ARM_PATHS, _BOOT_ARM_POLICY, _BOOT_ARM_META, _BOOT_ARM_HOOK, _BOOT_META,
+                 _BOOT_MAIN, _BOOT_DESCRIBE, _BOOT_RUN_TESTS, _BOOT_SERVE, _BOOT_DISPATCH))
 
 # %% ../nbs/33_sandbox.ipynb #7ec3abdb
 def _package_dirs() -> list[str]:
@@ -455,6 +501,7 @@ def bwrap_argv(root: str, roots: list[str], env: dict, bwrap: str = "bwrap") -> 
     for k, v in sorted(env.items()): a += ["--setenv", k, v]
     return a
 
+# %% ../nbs/33_sandbox.ipynb #6443287d
 @functools.lru_cache(maxsize=None)
 def _probe_bwrap(bwrap: str) -> bool:
     exe = shutil.which(bwrap)
@@ -471,6 +518,7 @@ def namespaces_available() -> bool:
     if os.environ.get("COMPOWORLD_SANDBOX", "").strip().lower() == "hook": return False
     return _probe_bwrap("bwrap")
 
+# %% ../nbs/33_sandbox.ipynb #7af2c5e8
 HOOK_WARNING = ("the audit-hook sandbox is not a security boundary: determined code can escape it; "
                 "run model-written code at the 'namespaces' level (install bubblewrap) wherever it matters")
 
@@ -500,6 +548,7 @@ def _user_tasks(uid: int) -> int:
         except OSError: pass
     return n
 
+# %% ../nbs/33_sandbox.ipynb #99a6daaa
 def _limiter(lim: Limits, nproc: int | None):
     def apply():
         resource.setrlimit(resource.RLIMIT_CPU, (lim.cpu_s, lim.cpu_s + 1))
@@ -509,6 +558,7 @@ def _limiter(lim: Limits, nproc: int | None):
         if nproc is not None: resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     return apply
 
+# %% ../nbs/33_sandbox.ipynb #5e642aa7
 def _du(root: str) -> int:
     "Bytes of the regular files under `root` (symlinks not followed; a file that vanishes while counting counts 0)."
     total, todo = 0, [root]
@@ -523,6 +573,7 @@ def _du(root: str) -> int:
                 except OSError: pass
     return total
 
+# %% ../nbs/33_sandbox.ipynb #b9f59aa3
 def _wait(proc: subprocess.Popen, wall_s: float, disk: tuple[str, int] | None = None) -> tuple[int, float, bool | str]:
     "Wait for the child at most `wall_s` (then SIGKILL its process group), measuring `disk = (folder, bytes)` every 0.1 s: `(exit status as Popen gives it, CPU seconds of it and its reaped children, False | 'wall' | 'disk')`."
     deadline, pause, timed_out, next_du = time.monotonic() + wall_s, 0.001, False, 0.0
@@ -545,12 +596,14 @@ def _wait(proc: subprocess.Popen, wall_s: float, disk: tuple[str, int] | None = 
     proc.returncode = rc                                       # reaped here; Popen must not wait again
     return rc, ru.ru_utime + ru.ru_stime, timed_out
 
+# %% ../nbs/33_sandbox.ipynb #06cfa305
 def _tail(path: Path, n: int) -> str:
     size = path.stat().st_size
     with open(path, "rb") as f:
         if size > n * 4: f.seek(size - n * 4)
         return f.read().decode("utf-8", "replace")[-n:]
 
+# %% ../nbs/33_sandbox.ipynb #39225c5d
 def _check_files(files: dict) -> None:
     if not isinstance(files, dict): raise TypeError(f"files must be a dict {{relative path: text}}, got {type(files).__name__}")
     for k, v in files.items():
@@ -560,6 +613,7 @@ def _check_files(files: dict) -> None:
             raise ValueError(f"file name {k!r} must be a relative path inside the sandbox")
         if not isinstance(v, (str, bytes)): raise TypeError(f"file {k!r} must hold str or bytes, got {type(v).__name__}")
 
+# %% ../nbs/33_sandbox.ipynb #f6f0b750
 def _classify(rc, timed_out, lim, stderr, data, cpu: float = 0.0, wall: float = 0.0) -> tuple[str, str, dict | None]:
     viol = data.get("violation") if isinstance(data, dict) and isinstance(data.get("violation"), dict) else None
     for line in reversed(stderr.splitlines() if viol is None else []):
@@ -586,6 +640,7 @@ def _classify(rc, timed_out, lim, stderr, data, cpu: float = 0.0, wall: float = 
         return "failed", f"raised {last[-1].strip() if last else 'an exception'}", None
     return "failed", f"exited with status {rc}", None
 
+# %% ../nbs/33_sandbox.ipynb #51133185
 @dataclass
 class _Child:
     "A started sandboxed child: its process, folders and output files (closed and removed by `_collect`)."
@@ -599,6 +654,7 @@ class _Child:
 
 _KINDS = ("script", "pytest", "describe", "serve")
 
+# %% ../nbs/33_sandbox.ipynb #98a38b7d
 def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_roots: tuple = (), hook: bool = True,
             pass_fds: tuple = (), cfg_extra: dict | None = None) -> _Child:
     "Write `files` into a fresh sandbox folder and start the child on `action` (more descriptors `pass_fds`, named in `cfg_extra`)."
@@ -637,6 +693,7 @@ def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_r
         raise
     return _Child(proc, sb, io_dir, level, lim, t0, outs)
 
+# %% ../nbs/33_sandbox.ipynb #4e5356bf
 def _collect(ch: _Child, over: bool | str = False) -> SandboxResult:
     "Wait for the child until its wall-clock deadline (at once if `over`: 'wall' | 'disk'), read what it left, remove its folders, classify."
     lim = ch.lim
@@ -661,6 +718,7 @@ def _collect(ch: _Child, over: bool | str = False) -> SandboxResult:
     status, reason, viol = _classify(rc, timed_out, lim, stderr, data, cpu, wall)
     return SandboxResult(status, reason, rc, stdout, stderr, round(wall, 3), ch.level, data if status in ("ok", "failed", "memory") else None, viol)
 
+# %% ../nbs/33_sandbox.ipynb #1b5f4044
 def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} written into the fresh sandbox directory
                   action: dict,                   # {'kind': 'script', 'path': P} | {'kind': 'pytest', 'args': [...]} | {'kind': 'describe', 'module': M}
                   limits: Limits | None = None,   # default `Limits()`
@@ -672,6 +730,7 @@ def run_sandboxed(files: dict[str, str | bytes],  # {relative path: text} writte
     if isinstance(action, dict) and action.get("kind") == "serve": raise ValueError("action kind 'serve' runs through `ServiceHost`")
     return _collect(_launch(files, action, limits or Limits(), isolation, extra_read_roots, hook))
 
+# %% ../nbs/33_sandbox.ipynb #ce666802
 def run_script(code: str, limits: Limits | None = None, isolation: str = "auto", name: str = "main.py", files: dict | None = None, **kw) -> SandboxResult:
     "Run the Python source `code` as `__main__` in a sandbox (with more `files` beside it)."
     return run_sandboxed({**(files or {}), name: code}, {"kind": "script", "path": name}, limits, isolation, **kw)
@@ -684,22 +743,24 @@ def _pytest_args(files: dict, tests: list[str] | None) -> tuple[dict, list[str]]
     if not tests: raise ValueError("no test files: name them test_*.py or pass tests=[...]")
     return {"pytest.ini": "[pytest]\n", **files}, [*PYTEST_ARGS, "-c", "pytest.ini", "--rootdir", ".", "--basetemp", ".tmp/pytest", *tests]
 
+# %% ../nbs/33_sandbox.ipynb #685eb6d5
 def run_pytest(files: dict[str, str], tests: list[str] | None = None, limits: Limits | None = None, isolation: str = "auto", **kw) -> SandboxResult:
     "Run pytest over `files` (default: every `test_*.py` among them) in a sandbox; `data` = {exit_code, passed, failed, errors, tests: [{nodeid, when, outcome, message}], memory_error}."
     files, args = _pytest_args(files, tests)
     return run_sandboxed(files, {"kind": "pytest", "args": args}, limits, isolation, **kw)
 
+# %% ../nbs/33_sandbox.ipynb #e744f016
 def describe_module(files: dict[str, str], module: str, limits: Limits | None = None, isolation: str = "auto", **kw) -> SandboxResult:
     "Import `module` (one of `files`) in a sandbox and return its `service`'s tool listing in `data`: {name, domain, description, spec, tools: [{name, description, parameters, read_only, simulated}], state_class, collections, fixture_deterministic}."
     if not module.isidentifier(): raise ValueError(f"module={module!r} must be a Python module name")
     return run_sandboxed(files, {"kind": "describe", "module": module}, limits, isolation, **kw)
-
 
 # %% ../nbs/33_sandbox.ipynb #h4v00002
 class HostError(RuntimeError):
     "The sandboxed service answered a request with an error, or stopped answering (then `fatal`); the message says which."
     def __init__(self, message: str, fatal: bool = False): super().__init__(message); self.fatal = fatal
 
+# %% ../nbs/33_sandbox.ipynb #53f908af
 class ServiceHost:
     """A model-written service module imported in a sandboxed child (`run_sandboxed`'s limits and isolation) that answers
     requests over two pipes: `describe` (the tool listing), `init` (seed -> state handle), `call` (handle, tool, args ->
@@ -720,51 +781,57 @@ class ServiceHost:
     def __enter__(self): return self
     def __exit__(self, *exc): self.close()
 
-    def _die(self, why: str, over: bool | str = False):
-        self.dead, self._over = why, self._over or over
-        raise HostError(why, fatal=True)
+# %% ../nbs/33_sandbox.ipynb #f3dadd53
+@patch
+def _die(self: ServiceHost, why: str, over: bool | str = False):
+    self.dead, self._over = why, self._over or over
+    raise HostError(why, fatal=True)
 
-    def _remaining(self) -> float:
-        left = self._ch.t0 + self.lim.wall_s - time.monotonic()
-        if left <= 0: self._die(f"stopped at the wall-clock limit of {self.lim.wall_s:g} s", "wall")
-        now = time.monotonic()
-        if now >= self._next_du:                       # the disk cap, measured at most every 0.1 s while serving
-            self._next_du = now + 0.1
-            if _du(self._ch.sb) > self.lim.disk_mb << 20: self._die(f"wrote more than the disk limit of {self.lim.disk_mb} MiB", "disk")
-        return left
+@patch
+def _remaining(self: ServiceHost) -> float:
+    left = self._ch.t0 + self.lim.wall_s - time.monotonic()
+    if left <= 0: self._die(f"stopped at the wall-clock limit of {self.lim.wall_s:g} s", "wall")
+    now = time.monotonic()
+    if now >= self._next_du:                       # the disk cap, measured at most every 0.1 s while serving
+        self._next_du = now + 0.1
+        if _du(self._ch.sb) > self.lim.disk_mb << 20: self._die(f"wrote more than the disk limit of {self.lim.disk_mb} MiB", "disk")
+    return left
 
-    def request(self, op: str, **kw) -> Any:
-        "Send one request and return its reply's value; HostError for an error reply, a dead child, a bad reply or the wall-clock limit."
-        import select
-        if self.dead: raise HostError(self.dead, fatal=True)
-        if self.result is not None: raise HostError("the sandboxed service was closed", fatal=True)
-        try: b = (json.dumps({"op": op, **kw}, allow_nan=False) + "\n").encode()
-        except (TypeError, ValueError) as e: raise HostError(f"the request has no JSON form: {e}") from None
-        while b:
-            if not select.select([], [self._w], [], self._remaining())[1]: continue
-            try: b = b[os.write(self._w, b):]
-            except BlockingIOError: continue
-            except (BrokenPipeError, OSError): self._die("the sandboxed service stopped (its pipe closed)")
-        while b"\n" not in self._buf:
-            if not select.select([self._r], [], [], self._remaining())[0]: continue
-            try: chunk = os.read(self._r, 1 << 16)
-            except BlockingIOError: continue
-            if not chunk: self._die("the sandboxed service stopped answering (it exited)")
-            self._buf += chunk
-            if len(self._buf) > self.max_reply: self._die(f"a reply longer than {self.max_reply >> 20} MiB")
-        line, self._buf = self._buf.split(b"\n", 1)
-        try: reply = json.loads(line)
-        except (ValueError, RecursionError): self._die("a reply that is not JSON")
-        if type(reply) is not dict or reply.get("ok") not in (True, False): self._die("a reply of the wrong shape")
-        if not reply["ok"]: raise HostError(str(reply.get("error"))[:3000])
-        return reply.get("value")
+# %% ../nbs/33_sandbox.ipynb #5a8ccc0f
+@patch
+def request(self: ServiceHost, op: str, **kw) -> Any:
+    "Send one request and return its reply's value; HostError for an error reply, a dead child, a bad reply or the wall-clock limit."
+    import select
+    if self.dead: raise HostError(self.dead, fatal=True)
+    if self.result is not None: raise HostError("the sandboxed service was closed", fatal=True)
+    try: b = (json.dumps({"op": op, **kw}, allow_nan=False) + "\n").encode()
+    except (TypeError, ValueError) as e: raise HostError(f"the request has no JSON form: {e}") from None
+    while b:
+        if not select.select([], [self._w], [], self._remaining())[1]: continue
+        try: b = b[os.write(self._w, b):]
+        except BlockingIOError: continue
+        except (BrokenPipeError, OSError): self._die("the sandboxed service stopped (its pipe closed)")
+    while b"\n" not in self._buf:
+        if not select.select([self._r], [], [], self._remaining())[0]: continue
+        try: chunk = os.read(self._r, 1 << 16)
+        except BlockingIOError: continue
+        if not chunk: self._die("the sandboxed service stopped answering (it exited)")
+        self._buf += chunk
+        if len(self._buf) > self.max_reply: self._die(f"a reply longer than {self.max_reply >> 20} MiB")
+    line, self._buf = self._buf.split(b"\n", 1)
+    try: reply = json.loads(line)
+    except (ValueError, RecursionError): self._die("a reply that is not JSON")
+    if type(reply) is not dict or reply.get("ok") not in (True, False): self._die("a reply of the wrong shape")
+    if not reply["ok"]: raise HostError(str(reply.get("error"))[:3000])
+    return reply.get("value")
 
-    def close(self) -> SandboxResult:
-        "End the child (it sees end of input and exits) and return its `SandboxResult` (the same one on later calls)."
-        if self.result is None:
-            for fd in (self._w, self._r):
-                try: os.close(fd)
-                except OSError: pass
-            self.result = _collect(self._ch, self._over)
-        return self.result
-
+# %% ../nbs/33_sandbox.ipynb #2802880b
+@patch
+def close(self: ServiceHost) -> SandboxResult:
+    "End the child (it sees end of input and exits) and return its `SandboxResult` (the same one on later calls)."
+    if self.result is None:
+        for fd in (self._w, self._r):
+            try: os.close(fd)
+            except OSError: pass
+        self.result = _collect(self._ch, self._over)
+    return self.result
