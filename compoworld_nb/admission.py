@@ -445,7 +445,7 @@ def _nested_dicts(o) -> Iterator[dict]:
 
 # %% ../nbs/10_admission.ipynb #b9c19614
 def _flows(a: Admission, i: int, j: int) -> Iterator:
-    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names), lazily and possibly more than once: the rules stop at the first value they need, so the cheap kinds of flow are looked at first."
+    "Values observed at visit i and used at visit j (as an argument, inside a written text, or to pick the record a later call of visit j names, or one listed at an earlier visit of j's service that a call of visit j names by its generated id), lazily and possibly more than once: the rules stop at the first value they need, so the cheap kinds of flow are looked at first."
     vis = a.visits
     ci = [k for k, v in enumerate(vis) if v == i and a.run.obs[k].get("ok")]
     cj = [k for k, v in enumerate(vis) if v == j]
@@ -478,6 +478,13 @@ def _flows(a: Admission, i: int, j: int) -> Iterator:
             leaves = [x for x in d.values() if isinstance(x, str)]
             if any(x in later.strings for x in leaves):
                 yield from (x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x))
+    named = {x for k in cj for x in a.arg_facts[k].strings if generated_id(x)}      # the records visit j names by their generated id
+    earlier = [k for k, v in enumerate(vis) if v < i and a.task.walk[v] == a.task.walk[j] and a.run.obs[k].get("ok")] if named else []
+    for k in earlier:                                           # selection from what an earlier visit of j's service listed
+        for d in _nested_dicts(a.run.obs[k]["data"]):
+            leaves = [x for x in d.values() if isinstance(x, str)]
+            if any(x in named for x in leaves):
+                yield from (x for x in leaves if 4 <= len(x) <= 64 and fresh(x) and seen.has(x))
 
 # %% ../nbs/10_admission.ipynb #08e4bb72
 @admission_rule("edge_information_flow")
@@ -489,9 +496,10 @@ def _r_flow(a: Admission) -> list[str]:
 
 # %% ../nbs/10_admission.ipynb #3d327a85
 def _read_records(data, used: set) -> list:
-    "The records an observation shows as *read*: the answer itself when it is one record, and any listed record one of whose values a call used."
+    "The records an observation shows as *read*: the answer itself when it is one record, or when a call named it by its generated id (a record holding lists of records: an event with its attendees); and any listed record one of whose values a call used."
     out = []
-    if isinstance(data, dict) and not any(isinstance(v, list) and v and isinstance(v[0], dict) for v in data.values()): out.append(data)
+    if isinstance(data, dict) and (not any(isinstance(v, list) and v and isinstance(v[0], dict) for v in data.values())
+                                   or any(isinstance(x, str) and x in used and generated_id(x) for x in data.values())): out.append(data)
     out += [d for d in _nested_dicts(data) if d is not data and any(isinstance(x, str) and x in used for x in d.values())]
     return out
 
@@ -504,7 +512,7 @@ def _r_revisit(a: Admission) -> list[str]:
     for l in G.revisits():
         p = G.previous_visit(l)
         # what was known by the previous visit: every observation of other services, and of the revisited service the
-        # records it actually read (a single-record answer, or a listed record a later call picked) -- a listing there
+        # records it actually read (a single-record answer or one a call named by its generated id, or a listed record a later call picked) -- a listing there
         # merely shows candidates, since every planted record is in s0 from the start
         parts = [a.obs_facts[k] for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] != a.task.walk[l]]
         mine = [k for k, v in enumerate(a.visits) if v <= p and a.task.walk[v] == a.task.walk[l]]

@@ -117,6 +117,43 @@ def test_revisit_that_learned_nothing_in_between_is_rejected():
               meta={"K": 2, "L": 3, "visits": [0, 0, 1, 2], "changes": []})
     assert "revisits_needed" in rules(t)
 
+REVISIT_RULES = ["revisits_needed", "edge_information_flow"]
+
+def test_a_record_a_call_names_by_its_generated_id_is_read_there():
+    # calendar -> gmail -> calendar: visit 0 opens event ev_94n by its id (the answer holds its attendees, a list of records),
+    # gmail is searched for one attendee's mail, and the revisit writes only that attendee's address into the event: the agent
+    # had read it at visit 0, so the revisit needs nothing learned in between. Before, an answer holding a list of records was
+    # taken for a listing, and the record itself never counted as read: the revisit passed.
+    ev = _fixture(LIB["calendar"], 3).events["ev_94n"]
+    assert "brad.deleon@watkins.com" in [x.email for x in ev.attendees]
+    cal = {"calendarId": ev.calendarId, "eventId": ev.id}
+    t = build(dict(u="Open my weekly team sync event, look up my mail from its attendee Brad Deleon, and note in the event to follow up with him.",
+                   services=["calendar", "gmail"], distractors=["maps"], walk=["calendar", "gmail", "calendar"], s0={"seed": 3, "overrides": {}},
+                   reference=[{"tool": "calendar.get-event", "arguments": cal},
+                              {"tool": "gmail.search_emails", "arguments": {"query": "brad.deleon@watkins.com"}},
+                              {"tool": "calendar.update-event", "arguments": {**cal, "description": "Follow up with brad.deleon@watkins.com"}}],
+                   rubric=[{"id": "c1", "kind": "state", "service": "calendar", "collection": "events", "where": {"id": "ev_94n"}, "field": "description",
+                            "op": "contains", "value": "brad.deleon@watkins.com", "edge": [1, 2], "covers": [[0, 1]]}],
+                   meta={"K": 2, "L": 3, "visits": [0, 1, 2], "changes": [{"visit": 2, "service": "calendar", "criteria": ["c1"]}]}))
+    assert admission_errors(t, LIB, REVISIT_RULES) == [
+        "revisits_needed: the revisit of calendar at position 2 uses nothing learned after its previous visit at 0 nor its own earlier write"]
+
+def test_a_record_only_listed_before_and_picked_by_what_came_in_between_makes_the_revisit_needed():
+    # slack -> gmail -> slack: visit 0 lists the channels (eng-standup among them, not read) and reads the planted one; the email
+    # names eng-standup; the revisit reads that channel by its id, known from the listing. The email's value picked the record
+    # the revisit reads for the first time: the revisit is needed. Before, only records listed by the revisit's own calls could be
+    # picked, so no value flowed along edge 1 -> 2 and the revisit was refused.
+    P = demo_parts(LIB, 3)
+    chan = next(c for c in _fixture(LIB["slack"], 3).channels.values() if c.name == "eng-standup")
+    plant = json.loads(json.dumps(P["plant"]))
+    plant["gmail"]["messages"]["msg_p1"]["body"] = "The seating plan for falcon-417 is in the eng-standup channel."
+    t = with_(s0={"seed": 3, "overrides": plant}, reference=P["reference"][:4] + [
+                  {"tool": "slack.slack_get_channel_history", "arguments": {"channel_id": chan.id}}],
+              u="Open the chat channel named 'quartz-552' and read the latest message. Find the email about the code posted there, "
+                "and tell me the latest message in the channel that email names.", answer=None,
+              rubric=[{"id": "c1", "kind": "output", "op": "contains", "value": "x", "edge": [1, 2], "covers": [[0, 1]]}])
+    assert admission_errors(t, LIB, REVISIT_RULES) == []
+
 def test_state_hashes_ignore_number_spelling_and_key_order():
     assert state_hash({"a": 25, "b": [1, 2.0]}) == state_hash({"b": [1, 2], "a": 25.0})
     ov = json.loads(json.dumps(T.s0["overrides"]))
