@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #601f25ec
 from __future__ import annotations
-import configparser, difflib, hashlib, json, math, os, random, shutil, sys, tempfile
+import configparser, difflib, hashlib, json, math, os, random, reprlib, shutil, sys, tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -14,8 +14,9 @@ from typing import Any
 
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
-           'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind', 'SettingsError',
-           'find_settings_file', 'load_settings', 'staging_dir', 'publish', 'module_locks', 'renew_locks']
+           'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind',
+           'SettingsError', 'find_settings_file', 'load_settings', 'staging_dir', 'publish', 'module_locks',
+           'renew_locks']
 
 # %% ../nbs/00_core.ipynb #7b990fd5
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -38,6 +39,23 @@ class ToolError(Exception):
         super().__init__(message)
         self.code, self.message, self.argument = code, message, argument
     def observation(self) -> dict: return err(self.code, self.message, self.argument)
+
+# %% ../nbs/00_core.ipynb #09cced76
+class _Short(reprlib.Repr):
+    def repr_int(self, x, level):
+        return f"<integer of {x.bit_length()} bits>" if x.bit_length() > 256 else repr(x)
+
+def short_repr(v: Any, n: int = 80) -> str:
+    "`repr(v)` cut to at most `n` characters; never raises (huge integers, any nesting depth, a failing `__repr__`)."
+    r = _Short(); r.maxstring = r.maxother = max(n, 8); r.maxlevel = 4
+    try: s = r.repr(v)
+    except Exception: s = f"<{type(v).__name__}>"
+    return s if len(s) <= n else s[: max(n - 3, 0)] + "..."
+
+def loads_json(text: str | bytes) -> Any:
+    "`json.loads(text)`; ValueError (never RecursionError) for text nested too deep to decode."
+    try: return json.loads(text)
+    except RecursionError: raise ValueError("the JSON is nested too deeply to decode") from None
 
 # %% ../nbs/00_core.ipynb #25a1c60e
 _LEAVES = frozenset({str, int, bool, type(None)})

@@ -15,6 +15,7 @@ from fastcore.basics import patch_to
 from .core import *
 from .compose import *
 from .llm import LLMError
+from .service import bound_arguments   # what JSON a trajectory step can hold (the argument bounds of every call)
 from .trajectory import Trajectory, TrajectoryStep
 from .rubric import Rubric, FinalScorer, score_finals, final_scorer   # the one scorer (re-exported here for rollouts)
 from . import rewards
@@ -228,10 +229,10 @@ def _joint_hash(self) -> str:
 def _dispatch(self, name: str, arguments: Any) -> dict:
     "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400), checked against its `META_TOOLS` schema. Never raises."
     m = next((m for m in META_TOOLS if m["function"]["name"] == name), None)
-    if m is None: return err(400, f"unknown meta-tool {str(name)[:60]!r}; use one of {META_NAMES}", "name")
+    if m is None: return err(400, f"unknown meta-tool {short_repr(name, 60)}; use one of {META_NAMES}", "name")
     if arguments is None or arguments == "": arguments = {}
     if not isinstance(arguments, dict):
-        return err(400, f"{name} arguments must be an object, got {type(arguments).__name__}: {str(arguments)[:80]!r}", "arguments")
+        return err(400, f"{name} arguments must be an object, got {type(arguments).__name__}: {short_repr(arguments)}", "arguments")
     spec = m["function"]["parameters"]
     extra = [k for k in arguments if k not in spec["properties"]]
     if extra: return err(400, f"{name}: unknown argument {extra[0]!r}", extra[0])
@@ -239,12 +240,16 @@ def _dispatch(self, name: str, arguments: Any) -> dict:
     if miss: return err(400, f"{name}: missing required argument {miss[0]!r}", miss[0])
     for k in ("service", "tool"):
         if k in arguments and not isinstance(arguments[k], str):
-            return err(400, f"{name}: argument {k!r} must be a string, got {arguments[k]!r:.60}", k)
+            return err(400, f"{name}: argument {k!r} must be a string, got {short_repr(arguments[k], 60)}", k)
     return getattr(self, f"_{name}")(**arguments)
 
 @patch_to(TaskEnvironment)
 def _record(self, call: dict, observation: dict, simulated: bool = False, latency: float = 0.0) -> None:
-    "Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON)."
+    """Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON). A refused
+    call whose name or arguments are no JSON a trajectory can hold (nested too deep, too large, a huge integer, NaN) keeps
+    that field as its `short_repr` text, so the trajectory always saves."""
+    if not observation.get("ok"):
+        call = {k: v if bound_arguments({k: v}) is None else short_repr(v, 200) for k, v in call.items()}
     self.steps.append(TrajectoryStep(call=call, observation=observation, state_hash=self._joint_hash(),
                                      simulated=simulated, latency=latency))
 
@@ -293,7 +298,7 @@ def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
     if raw is None or isinstance(raw, dict): return raw, None
     if isinstance(raw, str):
         if raw.strip() == "": return {}, None
-        try: return json.loads(raw), None
+        try: return loads_json(raw), None
         except ValueError: return None, err(400, f"function-call arguments are not JSON: {raw[:80]!r}", "arguments")
     return raw, None
 
@@ -325,10 +330,10 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
             f = c.get("function")
             if not isinstance(f, dict):
                 name, raw = "", f
-                o = err(400, f"a tool call must be an object with a function name and arguments, got {str(f)[:80]!r}", "function")
+                o = err(400, f"a tool call must be an object with a function name and arguments, got {short_repr(f)}", "function")
             else:
                 name, raw = f.get("name"), f.get("arguments")
-                name = name if isinstance(name, str) else ("" if name is None else str(name))
+                name = name if isinstance(name, str) else ("" if name is None else short_repr(name, 60))
                 args, o = decode_arguments(raw)
             if o is None: o = env._step(name, args, lat)
             else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)

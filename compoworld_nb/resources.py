@@ -91,8 +91,8 @@ def resources_app(server: ResourcesServer):
     async def body(request, route: str) -> tuple[Any, JSONResponse | None]:
         raw = await request.body()
         if not raw.strip(): return {}, None
-        try: return json.loads(raw), None
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        try: return loads_json(raw), None
+        except ValueError as e:                                    # not JSON, not UTF-8, or nested too deep to decode
             return None, JSONResponse(err(400, f"{route}: the body is not JSON: {e}", "body"), status_code=400)
 
     def sid(request) -> str | None: return request.headers.get(SESSION_HEADER) or request.cookies.get(SESSION_COOKIE)

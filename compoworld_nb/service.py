@@ -116,7 +116,7 @@ def bound_arguments(args: dict) -> dict | None:
         key, v, depth, top = todo.pop()
         n += 1
         if n > lim["items"]: return err(400, f"arguments hold more than {lim['items']} values", top if isinstance(top, str) else None)
-        if not isinstance(key, str): return err(400, f"argument {top!r}: an object key must be text, got {type(key).__name__}", None)
+        if not isinstance(key, str): return err(400, f"argument {short_repr(top)}: an object key must be text, got {type(key).__name__}", None)
         if len(key) > lim["chars"] or _bad_text(key): return err(400, f"argument {top!r}: an object key is longer than {lim['chars']} characters or not valid UTF-8", top)
         t = type(v)
         if t is str:
@@ -124,7 +124,7 @@ def bound_arguments(args: dict) -> dict | None:
             if _bad_text(v): return err(400, f"argument {top!r}: text is not valid UTF-8 (an unpaired surrogate)", top)
         elif t is bool or v is None: pass
         elif t is int:
-            if v.bit_length() > lim["int_bits"]: return err(400, f"argument {top!r}: integer {str(v)[:30]}... is outside +/-2**{lim['int_bits']}" if v.bit_length() > 90 else f"argument {top!r}: integer {v} is outside +/-2**{lim['int_bits']}", top)
+            if v.bit_length() > lim["int_bits"]: return err(400, f"argument {top!r}: an integer of {v.bit_length()} bits is outside +/-2**{lim['int_bits']}" if v.bit_length() > 90 else f"argument {top!r}: integer {v} is outside +/-2**{lim['int_bits']}", top)
         elif t is float:
             if v != v or v in (float("inf"), float("-inf")): return err(400, f"argument {top!r}: {v!r} is not a finite number", top)
         elif t in (list, tuple, dict):
@@ -164,12 +164,12 @@ def check_arguments(tool: Tool, args: Any) -> tuple[dict | None, dict | None]:
         if tool.required: return None, err(400, f"arguments are required for {tool.name!r}: {tool.required}", tool.required[0])
         args = {}
     if isinstance(args, str):
-        try: dec = json.loads(args)
+        try: dec = loads_json(args)
         except ValueError: return None, err(400, f"arguments must be a JSON object, got text that is not JSON: {args[:80]!r}", "arguments")
         kind = "a doubly encoded JSON string" if isinstance(dec, str) else "a JSON-encoded string"
         return None, err(400, f"arguments must be an object, got {kind}: {args[:80]!r}", "arguments")
     if not isinstance(args, dict):
-        return None, err(400, f"arguments must be an object, got {type(args).__name__}: {reprlib.repr(args)[:80]}", "arguments")
+        return None, err(400, f"arguments must be an object, got {type(args).__name__}: {short_repr(args)}", "arguments")
     e = bound_arguments(args)
     if e: return None, e
     try: m = tool.args_model.model_validate(args)
