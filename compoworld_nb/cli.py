@@ -468,7 +468,7 @@ def _cmd_tasks(a) -> dict:
     l_min = min(st["walk"]["l_min"], l_max)                          # as the demo does: a --l-max below the profile's shortest walk caps it
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
-    try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close()
+    try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close(); plain_mode(tmp.name)
     except OSError as e: raise CliError(f"--out {str(a.out)!r} is not writable: {e.strerror or e}") from None
     try:
         try: ex = executor_from_args(a)

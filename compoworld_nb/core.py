@@ -15,8 +15,8 @@ from typing import Any
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
            'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind',
-           'SettingsError', 'find_settings_file', 'load_settings', 'staging_dir', 'publish', 'module_locks',
-           'renew_locks']
+           'SettingsError', 'find_settings_file', 'load_settings', 'plain_mode', 'staging_dir', 'publish',
+           'module_locks', 'renew_locks']
 
 # %% ../nbs/00_core.ipynb #7b990fd5
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -260,6 +260,21 @@ def _holds(folder: Path, paths) -> list[Path]:
     f = folder.resolve()
     return [p for p in (Path(x).expanduser().resolve() for x in paths) if p == f or f in p.parents]
 
+# %% ../nbs/00_core.ipynb #7122ca14
+def _umask() -> int:
+    "The process umask, read without changing it where Linux shows it (/proc/self/status); else set and restored at once."
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"): return int(line.split()[1], 8)
+    except (OSError, ValueError): pass
+    m = os.umask(0o022); os.umask(m); return m
+
+def plain_mode(path: str | os.PathLike) -> Path:
+    "Give `path` (made by `tempfile`: 0600 file, 0700 folder) the mode a plain `open()`/`mkdir()` gives: 0666 or 0777 less the umask; returns it."
+    p = Path(path)
+    os.chmod(p, (0o777 if p.is_dir() else 0o666) & ~_umask())
+    return p
+
 # %% ../nbs/00_core.ipynb #cc13d5dd
 def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError,
                 overwrite: bool = False,   # allow an existing non-empty `out`; `publish` then replaces only our own outputs there
@@ -279,9 +294,9 @@ def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError,
         except OSError as e: raise error(f"--out {str(out)!r} cannot be read: {e.strerror or e}") from None
         if other is not None: raise error(f"--out {str(out)!r} is not empty (it has {other!r}): choose a new or empty folder, or pass --overwrite to replace only this command's outputs there")
     try:
-        if dest.is_dir(): return Path(tempfile.mkdtemp(prefix=_STAGE_PREFIX, dir=dest))
+        if dest.is_dir(): return plain_mode(tempfile.mkdtemp(prefix=_STAGE_PREFIX, dir=dest))
         dest.parent.mkdir(parents=True, exist_ok=True)
-        return Path(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))
+        return plain_mode(tempfile.mkdtemp(prefix=f".{dest.name}.partial-", dir=dest.parent))   # it becomes `out`: not 0700
     except OSError as e: raise error(f"--out {str(out)!r} is not writable: {e.strerror or e}") from None
 
 # %% ../nbs/00_core.ipynb #5faaa532

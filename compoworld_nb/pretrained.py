@@ -154,11 +154,12 @@ def convert_gguf(gguf: str | Path,  # a GGUF file with a Llama-family model
 def _current_template(d: Path) -> Path:
     "Write the project's `CHAT_TEMPLATE` into cached model directory `d` when the one there is older (the weights stay); returns `d`."
     from compoworld_nb.tinymodel import CHAT_TEMPLATE
+    from compoworld_nb.core import plain_mode
     f = d / "chat_template.jinja"
     if f.is_file() and f.read_text(encoding="utf-8") == CHAT_TEMPLATE: return d
     fd, tmp = tempfile.mkstemp(prefix=".chat_template.", dir=d)
     with os.fdopen(fd, "w", encoding="utf-8") as fh: fh.write(CHAT_TEMPLATE)
-    os.replace(tmp, f)
+    os.replace(plain_mode(tmp), f)
     return d
 
 
