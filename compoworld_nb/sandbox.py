@@ -70,9 +70,9 @@ _MARK = "[compoworld-sandbox] "
 _DENY_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.kill",
                 "os.killpg", "signal.pthread_kill", "pty.spawn", "resource.setrlimit", "resource.prlimit", "os.link",
                 "gc.get_objects", "gc.get_referrers", "gc.get_referents", "cpython.PyInterpreterState_New", "sys.remote_exec",
-                "urllib.Request", "webbrowser.open", "os.chroot", "os.setuid", "os.setgid", "sys.settrace", "sys.setprofile",
-                "sys._current_frames", "sys._current_exceptions", "compoworld.sandbox.blocked")
-_DENY_PREFIXES = ("socket.", "ctypes.", "_ctypes.", "winreg.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.", "telnetlib.", "http.client.")
+                "urllib.Request", "webbrowser.open", "sys.settrace", "sys.setprofile", "sys._current_frames", "sys._current_exceptions",
+                "compoworld.sandbox.blocked")
+_DENY_PREFIXES = ("socket.", "ctypes.", "winreg.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.", "telnetlib.", "http.client.")
 # Modules whose import (when not already loaded by the trusted bootstrap) stops the run.
 _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_testinternalcapi", "_testmultiphase", "_testsinglephase",
                  "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap")
@@ -81,10 +81,14 @@ _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_
 # Loaded native modules the bootstrap replaces by a stub (their functions raise no audit event).
 _SCRUB = ("_posixsubprocess",)
 # Functions of built-in modules that raise no audit event yet reach outside the sandbox directory (a FIFO or device
-# node anywhere, a signal to any process through a pidfd, another process's scheduling): the bootstrap replaces them,
+# node anywhere, a signal to any process through a pidfd, another process's scheduling) or change who the process is
+# (its root directory, user and group ids, supplementary groups: Python has no os.chroot or os.setuid event, and run
+# as root each call would succeed; the namespace level runs as user 65534 without capabilities): the bootstrap replaces them,
 # wherever a loaded module refers to them (os.supports_* sets included), by a stub whose call is a violation, and
 # blocks `_imp.create_builtin` once every built-in module is loaded (a fresh `posix` would bring them back).
-_SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam"),
+_SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched_setaffinity", "sched_setscheduler", "sched_setparam",
+                          "chroot", "setuid", "setgid", "seteuid", "setegid", "setreuid", "setregid", "setresuid", "setresgid",
+                          "setgroups", "initgroups"),
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
 
 # %% ../nbs/33_sandbox.ipynb #b9a1f057

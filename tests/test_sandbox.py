@@ -219,6 +219,80 @@ def test_escapes_without_their_own_audit_event_are_stopped(code, event, needle):
     assert needle in r.reason
 
 
+# Changing who the child is (uid, gid, groups) or what its root is: Python 3.11 raises no audit event for any of these
+# (there is no os.chroot or os.setuid event), so at the hook level only their stubs stop them; run as root they all
+# succeed. The arguments change nothing, so a run that is not stopped ends "ok" (or "failed" where not root).
+IDENTITY_CALLS = [
+    ("chroot", "os.chroot('/')"), ("setuid", "os.setuid(os.getuid())"), ("setgid", "os.setgid(os.getgid())"),
+    ("seteuid", "os.seteuid(os.geteuid())"), ("setegid", "os.setegid(os.getegid())"), ("setreuid", "os.setreuid(-1, -1)"),
+    ("setregid", "os.setregid(-1, -1)"), ("setresuid", "os.setresuid(-1, -1, -1)"), ("setresgid", "os.setresgid(-1, -1, -1)"),
+    ("setgroups", "os.setgroups(os.getgroups())"), ("initgroups", "os.initgroups('root', os.getgid())"),
+    ("chroot", "__import__('pos' + 'ix').chroot('/')"),                   # the same function reached through `posix`
+    ("setuid", "getattr(os, 'set' + 'uid')(0)"),
+]
+
+@pytest.mark.parametrize("name,call", IDENTITY_CALLS)
+def test_changes_of_identity_or_root_are_stopped_at_the_hook_level(name, call):
+    r = run_script(f"import os\n{call}\nprint('done')", FAST, isolation="hook")
+    assert (r.status, r.returncode, r.violation, r.stdout) == (
+        "violation", 86, {"event": "compoworld.sandbox.blocked", "detail": "posix." + name}, ""), r
+    assert r.reason == f"blocked compoworld.sandbox.blocked: posix.{name}"
+
+
+# Every entry of the deny lists must be an event this interpreter raises for the operation it stands for: an entry that
+# no event carries blocks nothing (the operation needs a stub in _SCRUB_FUNCS instead). Each trigger runs in a plain
+# child whose audit hook raises on the first denied event, so the operation itself never happens.
+DENY_TRIGGERS = {
+    "subprocess.Popen": "import subprocess; subprocess.Popen(['true'])", "os.system": "os.system('true')",
+    "os.exec": "os.execv('/bin/true', ['true'])", "os.fork": "os.fork()", "os.forkpty": "os.forkpty()",
+    "os.posix_spawn": "os.posix_spawn('/bin/true', ['true'], {})", "os.kill": "os.kill(os.getpid(), 0)",
+    "os.killpg": "os.killpg(os.getpgid(0), 0)", "signal.pthread_kill": "import signal, threading; signal.pthread_kill(threading.get_ident(), 0)",
+    "pty.spawn": "import pty; pty.spawn('true')", "resource.setrlimit": "import resource as r; r.setrlimit(r.RLIMIT_CORE, r.getrlimit(r.RLIMIT_CORE))",
+    "resource.prlimit": "import resource as r; r.prlimit(0, r.RLIMIT_CORE)", "os.link": "os.link('cw-no-such-file', 'cw-link')",
+    "gc.get_objects": "import gc; gc.get_objects()", "gc.get_referrers": "import gc; gc.get_referrers(None)",
+    "gc.get_referents": "import gc; gc.get_referents(None)", "cpython.PyInterpreterState_New": "try: import _xxsubinterpreters as m\nexcept ImportError: import _interpreters as m\nm.create()",
+    "urllib.Request": "import urllib.request; urllib.request.urlopen('http://127.0.0.1:9', timeout=1)",
+    "webbrowser.open": "import webbrowser; webbrowser.GenericBrowser('true').open('http://127.0.0.1:9')", "sys.settrace": "sys.settrace(None)",
+    "sys.setprofile": "sys.setprofile(None)", "sys._current_frames": "sys._current_frames()", "sys._current_exceptions": "sys._current_exceptions()",
+    # prefixes
+    "socket.": "import socket; socket.socket()", "ctypes.": "import ctypes; ctypes.CDLL(None)",
+    "ftplib.": "import ftplib; ftplib.FTP('127.0.0.1', timeout=1)", "smtplib.": "import smtplib; smtplib.SMTP('127.0.0.1', 9, timeout=1)",
+    "poplib.": "import poplib; poplib.POP3('127.0.0.1', 9, timeout=1)", "imaplib.": "import imaplib; imaplib.IMAP4('127.0.0.1', 9, timeout=1)",
+    "nntplib.": "import warnings; warnings.simplefilter('ignore'); import nntplib; nntplib.NNTP('127.0.0.1', 9, timeout=1)",
+    "telnetlib.": "import warnings; warnings.simplefilter('ignore'); import telnetlib; telnetlib.Telnet('127.0.0.1', 9, 1)",
+    "http.client.": "import http.client; http.client.HTTPConnection('127.0.0.1', 9, timeout=1).connect()",
+}
+DENIED_ELSEWHERE = {"os.spawn": "Windows only (os.spawn* on POSIX fork: os.fork)", "sys.remote_exec": "Python 3.14 and later",
+                    "winreg.": "Windows only", "compoworld.sandbox.blocked": "raised by the sandbox's own stubs"}
+
+def test_every_denied_event_is_one_this_interpreter_raises(tmp_path):
+    import json, subprocess
+    from compoworld_nb.sandbox import _DENY_EVENTS, _DENY_PREFIXES
+    events, prefixes = [e for e in _DENY_EVENTS if e not in DENIED_ELSEWHERE], [p for p in _DENY_PREFIXES if p not in DENIED_ELSEWHERE]
+    prog = f"""import sys, os, json
+EV, PRE, seen = {events!r}, {tuple(prefixes)!r}, []
+def hook(event, args):
+    if event in EV or event.startswith(PRE):
+        seen.append(event); raise RuntimeError(event)
+sys.addaudithook(hook)
+out = {{}}
+for entry, code in {[(e, DENY_TRIGGERS.get(e)) for e in events + prefixes]!r}:
+    seen.clear()
+    if code is not None:
+        try: exec(code, {{"os": os, "sys": sys}})
+        except ImportError: seen.append("<module absent>")     # e.g. telnetlib after 3.12: nothing left to block
+        except Exception: pass
+    out[entry] = seen[:1]
+print(json.dumps(out))
+"""
+    r = subprocess.run([sys.executable, "-I", "-c", prog], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    raised = json.loads(r.stdout)
+    dead = {e: raised[e] for e in events if raised[e] not in ([e], ["<module absent>"])}
+    dead.update({p: raised[p] for p in prefixes if not (raised[p] and raised[p][0].startswith((p, "<module absent>")))})
+    assert dead == {}, f"deny-list entries no operation raises here (block them with a stub instead): {dead}"
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_relative_file_operations_inside_the_sandbox_are_allowed(level):
     "os.mkdir/remove/rename/rmdir report dir_fd=-1 when none is given: that is no descriptor to resolve."
