@@ -16,8 +16,10 @@ A play is split into beats (`Play.beat`: one visit, or visits that must stay tog
 needs) and `Play.run` plays them in a seeded order that keeps those dependencies, so the visit order above is one of
 several: the weather event is moved before or after the guests are emailed; the list and its playbook are read in either
 order and the ticket's identifier is noted on the list wherever it fits; the incident's issue is closed before or after
-the responders are emailed or the thread answered. A write that follows a beat it does not need cites what that beat did
-(`Play.prev`), so every walk edge still carries a value.
+the responders are emailed or the thread answered; the case file is closed as soon as the orders are resolved or later;
+the restock list is posted before or after the email, the notes or the reply; the roster and the handover notes are
+marked done as soon as the call is booked or later. A write that follows a beat it does not need cites what that beat
+did (`Play.prev`), so every walk edge still carries a value.
 
 Each story below is one scenario: its own nouns, rule wording and phrasings (several per sentence, chosen by the seed).
 """
@@ -328,21 +330,25 @@ def _ref(got: list) -> str:
 # --- the filler beat every shape ends with: 0-2 optional wrap-up visits (seeded), so L varies within a shape ----------
 FILLERS = (0, 1, 1, 2)     # how many wrap-up visits a task gets, drawn uniformly from this tuple (L = the shape's visits + that many)
 
-def _wrap_up(p, ph, title: str, got: list, what: str, thread: str | None = None) -> str:
+def _wrap_up(p, ph, title: str, got: list, what: str, thread: str | None = None, notes: dict | None = None) -> str:
     """The shape's filler beats: 0-2 extra visits (drawn from `FILLERS`), each a revisit (K stays, L grows) that links `ref` — a
     reference observed in `got`, the calls of the visit before (`what` says what it points to; no filler if they show none) — so
     the walk edge carries that value; the second links the first. A wrap-up is either a post on a service of the cast that offers
     an `announce` beat, is not the one just visited and has no write yet, or (`thread`: the title of the request the shape's
     `brief` role answers in) one more reply in that thread, where the shape already wrote (the same record: other threads keep
-    their collateral check). Each adds a goal criterion (the post holds the link). Returns the one sentence u adds ("" if none)."""
+    their collateral check), or (`notes`: `{role: (title, phrase)}`, documents of other roles the shape annotates) one more note
+    on such a document. The services just visited are never next (Eq. 3). Each adds a goal criterion (the post holds the link).
+    Returns the one sentence u adds ("" if none)."""
     say = []
+    threads = {**({"brief": (thread, "the request's thread")} if thread else {}), **(notes or {})}
     n = p.rng.choice(FILLERS)
     for i in range(max(1, n) if "wrap" in p.cast else n):       # an optional `wrap` role (a larger K) is where the first wrap-up goes
         try: ref = _ref(got)
         except AssertionError: break
         written = {c["service"] for c in p.changes}             # a second write elsewhere in a written service would leave it no collateral check
         pool = [("announce", s) for s in sorted({s for s in p.cast.values() if s != p.walk[-1] and s not in written and "announce" in beats_of(p.library[s])})]
-        if thread and p.cast.get("brief") not in (None, p.walk[-1]) and "annotate" in beats_of(p.library[p.cast["brief"]]): pool.append(("thread", p.cast["brief"]))
+        for role, (ttl, _) in threads.items():
+            if p.cast.get(role) not in (None, p.walk[-1]) and "annotate" in beats_of(p.library[p.cast[role]]): pool.append(("thread", role))
         if not pool: break
         kind, svc = ("announce", p.cast["wrap"]) if i == 0 and ("announce", p.cast.get("wrap")) in pool else p.rng.choice(pool)
         if kind == "announce":
@@ -356,10 +362,10 @@ def _wrap_up(p, ph, title: str, got: list, what: str, thread: str | None = None)
             p.require(s, "contains", ref, f"the wrap-up in {tgt['phrase']} links {what}")
             where = tgt["phrase"]
         else:
-            b = p.visit("brief")
-            s, got = _observed(p.ctx, b["annotate"], title=thread, text=f"Wrap-up {i + 1}: see {ref}.")
-            p.require(s, "contains", ref, f"a further reply in the request's thread links {what}")
-            where = "the request's thread"
+            ttl, where = threads[svc]                            # svc: the role whose thread or document gets the note
+            b = p.visit(svc)
+            s, got = _observed(p.ctx, b["annotate"], title=ttl, text=f"Wrap-up {i + 1}: see {ref}.")
+            p.require(s, "contains", ref, f"a further {'reply in' if svc == 'brief' else 'note on'} {where} links {what}")
         say.append(ph.pick("Post a short wrap-up in {t} with a link to {w}", "Leave a wrap-up in {t} that links {w}",
                            "A wrap-up in {t} should point to {w}", t=where, w=what) if i == 0 else
                    ph.pick("and {t} should say where that wrap-up is", "and link that wrap-up from {t} as well", t=where))
@@ -383,67 +389,97 @@ def _play_orders(p, st: dict) -> None:
     case_spot = _spot(p, "case", case)
     subject = f"Your orders — case #{n}"
     log_t = beats_of(p.library[p.cast["log"]])["announce"].target(ctx)
-    # visit 0: a colleague raises the case in a thread
-    b = p.visit("brief")
-    b["doc"](ctx, title=thread, author=agent, body=ph.pick("A customer complained about some orders ({why}). The case file is “{c}” ({where}).",
-                                                           "New order complaint: {why}. Everything is in “{c}” ({where}).", why=st["why"], c=case, where=case_spot["phrase"]))
-    # visit 1: the case file: the customer, the orders, the policy that decides each one, where it is logged
-    d = p.visit("case")
-    d["doc"](ctx, title=case, author=agent, spot=case_spot, body="\n".join([
-        f"Customer: {cust['name']} <{cust['email']}>. Orders complained about: {', '.join(cust['orders'])}. Order {cust['keep']} is fine — they keep it.",
-        f"{st['intro']}:",
-        f"- An order that is still pending is cancelled, reason “{st['reason']}”.",
-        "- An order that was already delivered is not cancelled: all its items are returned, refunded to the payment method the order was paid with.",
-        "- Orders the customer did not complain about are never touched.",
-        f"- Email the customer once, subject “{subject}”, saying what happens to each order.",
-        f"- Log the case as {log_t['phrase']}, titled “{case}”, listing each order and what was done, with the reference of that email.",
-        "- Reply in the thread with the customer's account id and a link to the log entry."]))
-    # visit 2: the customer's orders looked up, each resolved by its status
-    rr = p.visit("retail")
-    seen = rr["customer"](ctx, cust)
-    uid, done = seen["user_id"], []
-    for oid in cust["orders"]:
-        o = seen["orders"][oid]
-        x = rr["resolve"](ctx, o, st["reason"])
-        c1 = p.require(x["status_sel"], "eq", x["new"], f"order {oid} ({o['status']}) is {'cancelled' if x['new'] == 'cancelled' else 'returned'}, as its status decides")
-        crit = [c1]
-        if x["refund_to"]: crit.append(p.require(x["refund_sel"], "eq", x["refund_to"], f"the return of order {oid} is refunded to {x['refund_to']}, the method it was paid with"))
-        p.condition(f"order_{oid}_delivered", o["status"], {"op": "eq", "value": "delivered"}, o["status"] == "delivered", crit, [c1])
-        done.append(x)
-    kept = ctx.state("retail").orders[cust["keep"]].model_dump(mode="json")
-    p.exclude({"collection": "orders", "where": {"order_id": cust["keep"]}}, f"order {cust['keep']}, which the customer keeps, is left as it was",
-              rr["resolve"].mistake(ctx, kept, st["reason"]))
-    p.members("orders_resolved", cust["orders"], [cust["keep"]])
-    say = lambda x: f"{x['order']}: " + ("cancelled" if x["new"] == "cancelled" else f"return opened, refund to {x['refund_to']}")
-    summary = "; ".join(map(say, done))
-    # visit 3: one email to the customer
-    m = p.visit("mail")
-    sels, got = _observed(ctx, m["notify"], people=[who], subject=subject, body=lambda g: f"Hi {g.first},\n\n{summary}.\n\nSorry for the trouble.")
-    for x in done: p.require(sels[0], "contains", x["order"], f"the email to {who.name} covers order {x['order']}", rivals=[cust["keep"]])
-    for x in done:
-        if x["refund_to"]: p.require(sels[0], "contains", x["refund_to"], f"the email to {who.name} says the refund for {x['order']} goes to {x['refund_to']}")
-    mref = _ref(got)
-    # visit 4: the case logged, citing the email
-    lg = p.visit("log")
-    s, got = _observed(ctx, lg["announce"], log_t, case, f"{summary}. Customer emailed (ref {mref}).")
-    for x in done: p.require(s, "contains", x["order"], f"the case log lists order {x['order']}", rivals=[cust["keep"]])
-    p.require(s, "contains", mref, "the case log cites the email sent to the customer")
-    lref = _ref(got)
-    # visit 5: the reply in the thread: account id and the log entry
-    back = p.visit("brief")
-    s, got = _observed(ctx, back["annotate"], title=thread, text=f"Done — account {uid}, logged at {lref}.")
-    p.require(s, "contains", uid, f"the reply in the thread gives the customer's account id ({uid})")
-    p.require(s, "contains", lref, "the reply in the thread links the log entry")
-    tref = _ref(got)
-    # visit 6: the case file closed, pointing to the thread's answer
-    cf = p.visit("case")
-    s, got = _observed(ctx, cf["annotate"], title=case, text=f"Closed ({tref}): {summary}.")
-    p.require(s, "contains", tref, "the case file is closed with a pointer to the thread's answer")
+    f = {}                                                   # what the beats observe, for the beats after them
+    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # a colleague raises the case in a thread
+        b = p.visit("brief")
+        b["doc"](ctx, title=thread, author=agent, body=ph.pick("A customer complained about some orders ({why}). The case file is “{c}” ({where}).",
+                                                               "New order complaint: {why}. Everything is in “{c}” ({where}).", why=st["why"], c=case, where=case_spot["phrase"]))
+
+    @p.beat("case", at="case", after="brief")
+    def _():                                                 # the case file: the customer, the orders, the policy that decides each one, where it is logged
+        d = p.visit("case")
+        d["doc"](ctx, title=case, author=agent, spot=case_spot, body="\n".join([
+            f"Customer: {cust['name']} <{cust['email']}>. Orders complained about: {', '.join(cust['orders'])}. Order {cust['keep']} is fine — they keep it.",
+            f"{st['intro']}:",
+            f"- An order that is still pending is cancelled, reason “{st['reason']}”.",
+            "- An order that was already delivered is not cancelled: all its items are returned, refunded to the payment method the order was paid with.",
+            "- Orders the customer did not complain about are never touched.",
+            f"- Email the customer once, subject “{subject}”, saying what happens to each order.",
+            f"- Log the case as {log_t['phrase']}, titled “{case}”, listing each order and what was done, with the reference of that email.",
+            "- Reply in the thread with the customer's account id and a link to the log entry.",
+            "- Close this case file with a note giving the customer's account id and what was done."]))
+
+    @p.beat("orders", at="retail", after="case")
+    def _():                                                 # the customer's orders looked up, each resolved by its status
+        rr = p.visit("retail")
+        seen = rr["customer"](ctx, cust)
+        f["uid"], done = seen["user_id"], []
+        for oid in cust["orders"]:
+            o = seen["orders"][oid]
+            x = rr["resolve"](ctx, o, st["reason"])
+            c1 = p.require(x["status_sel"], "eq", x["new"], f"order {oid} ({o['status']}) is {'cancelled' if x['new'] == 'cancelled' else 'returned'}, as its status decides")
+            crit = [c1]
+            if x["refund_to"]: crit.append(p.require(x["refund_sel"], "eq", x["refund_to"], f"the return of order {oid} is refunded to {x['refund_to']}, the method it was paid with"))
+            p.condition(f"order_{oid}_delivered", o["status"], {"op": "eq", "value": "delivered"}, o["status"] == "delivered", crit, [c1])
+            done.append(x)
+        kept = ctx.state("retail").orders[cust["keep"]].model_dump(mode="json")
+        p.exclude({"collection": "orders", "where": {"order_id": cust["keep"]}}, f"order {cust['keep']}, which the customer keeps, is left as it was",
+                  rr["resolve"].mistake(ctx, kept, st["reason"]))
+        p.members("orders_resolved", cust["orders"], [cust["keep"]])
+        say = lambda x: f"{x['order']}: " + ("cancelled" if x["new"] == "cancelled" else f"return opened, refund to {x['refund_to']}")
+        f["done"], f["summary"] = done, "; ".join(map(say, done))
+
+    @p.beat("email", at="mail", after="orders")
+    def _():                                                 # one email to the customer
+        m = p.visit("mail")
+        done, summary = f["done"], f["summary"]
+        ref = cite(" Your case reference: {}.")
+        sels, got = _observed(ctx, m["notify"], people=[who], subject=subject, body=lambda g: f"Hi {g.first},\n\n{summary}.{ref}\n\nSorry for the trouble.")
+        for x in done: p.require(sels[0], "contains", x["order"], f"the email to {who.name} covers order {x['order']}", rivals=[cust["keep"]])
+        for x in done:
+            if x["refund_to"]: p.require(sels[0], "contains", x["refund_to"], f"the email to {who.name} says the refund for {x['order']} goes to {x['refund_to']}")
+        f["mref"] = _ref(got)
+        p.tail = (got, f"the email to {who.name}")
+
+    @p.beat("log", at="log", after="email")
+    def _():                                                 # the case logged, citing the email
+        lg = p.visit("log")
+        done, mref = f["done"], f["mref"]
+        also = cite(" See also {}.") if p.order[-1] != "email" else ""
+        s, got = _observed(ctx, lg["announce"], log_t, case, f"{f['summary']}. Customer emailed (ref {mref}).{also}")
+        for x in done: p.require(s, "contains", x["order"], f"the case log lists order {x['order']}", rivals=[cust["keep"]])
+        p.require(s, "contains", mref, "the case log cites the email sent to the customer")
+        f["lref"] = _ref(got)
+        p.tail = (got, "the case log")
+
+    @p.beat("reply", at="brief", after="log")
+    def _():                                                 # the reply in the thread: account id and the log entry
+        back = p.visit("brief")
+        uid, lref = f["uid"], f["lref"]
+        also = cite(" Case file closed: {}.") if p.order[-1] != "log" else ""
+        s, got = _observed(ctx, back["annotate"], title=thread, text=f"Done — account {uid}, logged at {lref}.{also}")
+        p.require(s, "contains", uid, f"the reply in the thread gives the customer's account id ({uid})")
+        p.require(s, "contains", lref, "the reply in the thread links the log entry")
+        p.tail = (got, "the reply in the case's thread")
+
+    @p.beat("close", at="case", after="orders")
+    def _():                                                 # the case file closed: the account id and what was done (and what the beat before did)
+        cf = p.visit("case")
+        uid = f["uid"]
+        s, got = _observed(ctx, cf["annotate"], title=case, text=f"Closed — account {uid}: {f['summary']}.{cite(' See {}.')}")
+        p.require(s, "contains", uid, f"the case file is closed with the customer's account id ({uid})")
+        p.tail = (got, "the note that closes the case file")
+
+    p.run()                                                  # the case file may be closed as soon as the orders are resolved, or after the email, the log or the reply
+    done, uid = f["done"], f["uid"]
     returned = [x for x in done if x["new"] != "cancelled"]
     if returned: p.ask(returned[0]["refund_to"], "the final answer reports where the refund goes", rivals=sorted(ctx.state("retail").users[uid].payment_methods.keys() - {returned[0]["refund_to"]}) or None)
     first = ph.pick("{a} passed me a customer case about some orders.", "Could you sort out the order complaint {a} raised?",
                     "There's an order complaint that {a} handed over.", a=agent.first)
-    wrap = _wrap_up(p, ph, f"case #{n}", got, "the note that closes the case file", thread=thread)
+    wrap = _wrap_up(p, ph, f"case #{n}", *p.tail, thread=thread, notes={"case": (case, "the case file")})
     middle = [wrap, ph.pick("Handle each order the way our policy says — what happens depends on whether it has shipped.",
                       "Go by the policy; already-delivered orders are handled differently from pending ones.", "Our usual policy for this kind of complaint applies."),
               ph.maybe(ph.pick("Don't touch the order they're happy with.", "Leave their other order alone."), 0.4),
@@ -482,62 +518,92 @@ def _play_restock(p, st: dict) -> None:
     rule_spot = _spot(p, "policy", rule_t)
     subject = f"{st['thing']} #{n}: {cat}"
     ann_t = beats_of(p.library[p.cast["announce"]])["announce"].target(ctx)
-    # visit 0: the request
-    b = p.visit("brief")
-    b["doc"](ctx, title=title, author=boss, body=ph.pick("Time for the {t}. The rule is “{r}” ({where}).", "Please run the {t} as “{r}” ({where}) says.",
-                                                         t=st["thing"].lower(), r=rule_t, where=rule_spot["phrase"]))
-    # visit 1: the rule: the category, the level, the amount, the approval threshold, where the list goes
-    d = p.visit("policy")
-    d["doc"](ctx, title=rule_t, author=boss, spot=rule_spot, body="\n".join([
-        f"{st['intro']} — category {cat}:",
-        f"- Every {cat} product with fewer than {level} units in stock gets {add} more units: add them to its stock in the company database when you place the order.",
-        f"- Products with {level} units or more are left alone.",
-        f"- Post the list as {ann_t['phrase']}, titled “{title}”.",
-        f"- If {big} or more products need it, the order needs {approver.name}'s approval: email {approver.first} ({approver.email}) the list, subject “{subject}”, with a link to the posted list. Otherwise email our supplier contact {supplier.name} ({supplier.email}) directly, the same way.",
-        f"- Record the order in the notes table of the database (topic: the title above, created_at {EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ')}), citing that email's thread, add the order to the database's insights memo, and reply in the request's thread with the insight's id."]))
-    # visit 2: the products below the level, and their stock raised
-    db = p.visit("sqlite")
-    low = ctx.call("read_query", query=f"SELECT id, name, stock FROM products WHERE category = {_lit(cat)} AND stock < {level} ORDER BY stock, id")
-    assert low
-    high = sorted((dict(id=r.values["id"], name=r.values["name"], stock=r.values["stock"]) for r in ctx.state("sqlite").rows.values()
-                   if r.table == "products" and r.values["category"] == cat and r.values["stock"] >= level), key=lambda x: (x["stock"], x["id"]))
-    sels = db["restock"](ctx, [x["id"] for x in low], add)
-    for x, sl in zip(low, sels):
-        c1 = p.require(sl, "eq", x["stock"] + add, f"{x['name']} goes from {x['stock']} to {x['stock'] + add} units")
-        p.condition(f"restock_{x['id']}", x["stock"], {"op": "lte", "value": level - 1}, True, [c1], [c1])
-    edge = high[0]                                                 # the product nearest the level: the plausible extra restock
-    ce = p.exclude({"collection": "rows", "where": {"table": "products", "values.id": edge["id"]}, "field": "values.stock"},
-                   f"{edge['name']} ({edge['stock']} units, not below {level}) is not restocked", db["restock"].mistake(ctx, edge["id"], add))
-    p.condition(f"restock_{edge['id']}", edge["stock"], {"op": "lte", "value": level - 1}, False, [ce], [ce])
-    p.members("restocked", [x["name"] for x in low], [x["name"] for x in high])
-    total = add * len(low)
-    # visit 3: the list posted
-    an = p.visit("announce")
-    s, got = _observed(ctx, an["announce"], ann_t, title, "Restocking " + ", ".join(f"{x['name']} (+{add})" for x in low))
-    for x in low: p.require(s, "contains", x["name"], f"the posted list names {x['name']} ({x['stock']} in stock)")
-    aref = _ref(got)
-    # visit 4: the email to the approver (a big order) or straight to the supplier, linking the list
-    m = p.visit("mail")
-    to, other = (approver, supplier) if len(low) >= big else (supplier, approver)
-    es, got = _observed(ctx, m["notify"], people=[to], subject=subject,
-                        body=lambda g: f"Hi {g.first},\n\n{st['thing']} for {cat}: " + ", ".join(f"{x['name']} +{add}" for x in low) + f" ({total} units). List: {aref}\n")
-    c1 = p.require(es[0], "contains", aref, f"{to.name} is emailed the link to the list ({'approval needed' if to is approver else 'no approval needed'})")
-    for x in low: p.require(es[0], "contains", x["name"], f"the email to {to.name} names {x['name']}", rivals=[y["name"] for y in high])
-    c2 = p.exclude(m["notify"].absent(ctx, other), f"{other.name} gets no email", m["notify"].mistake(ctx, other, subject))
-    p.condition("needs_approval", len(low), {"op": "gte", "value": big}, len(low) >= big, [c1, c2], [c2], visit=2)
-    thread = next(g["threadId"] for g in got if isinstance(g, dict) and "threadId" in g)
-    # visit 5: the order recorded in the notes table, citing the email's thread, and in the insights memo (its id is new)
-    db = p.visit("sqlite")
-    ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(title)}, {_lit(f'{total} units of {cat} ordered; email thread {thread}.')}, {_lit(EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ'))})")
-    nid = ctx.call("append_insight", insight=f"{title}: {total} units of {cat} restocked ({len(low)} products).")["id"]
-    p.require({"collection": "rows", "where": {"table": "notes", "values.topic": title}, "field": "values.body"}, "contains", thread, "the order is recorded in the notes table, citing the email's thread")
-    # visit 6: the answer in the thread
-    back = p.visit("brief")
-    s, got = _observed(ctx, back["annotate"], title=title, text=f"Done: {total} units ordered, insight {nid}.")
-    p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
+    f = {}                                                   # what the beats observe, for the beats after them
+    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the request
+        b = p.visit("brief")
+        b["doc"](ctx, title=title, author=boss, body=ph.pick("Time for the {t}. The rule is “{r}” ({where}).", "Please run the {t} as “{r}” ({where}) says.",
+                                                             t=st["thing"].lower(), r=rule_t, where=rule_spot["phrase"]))
+
+    @p.beat("policy", at="policy", after="brief")
+    def _():                                                 # the rule: the category, the level, the amount, the approval threshold, where the list goes
+        d = p.visit("policy")
+        d["doc"](ctx, title=rule_t, author=boss, spot=rule_spot, body="\n".join([
+            f"{st['intro']} — category {cat}:",
+            f"- Every {cat} product with fewer than {level} units in stock gets {add} more units: add them to its stock in the company database when you place the order.",
+            f"- Products with {level} units or more are left alone.",
+            f"- Post the list as {ann_t['phrase']}, titled “{title}”.",
+            f"- If {big} or more products need it, the order needs {approver.name}'s approval: email {approver.first} ({approver.email}) the products and amounts, subject “{subject}”. Otherwise email our supplier contact {supplier.name} ({supplier.email}) directly, the same way.",
+            f"- Record the order in the notes table of the database (topic: the title above, created_at {EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ')}), citing that email's thread, add the order to the database's insights memo, and reply in the request's thread with the insight's id."]))
+
+    @p.beat("restock", at="sqlite", after="policy")
+    def _():                                                 # the products below the level, and their stock raised
+        db = p.visit("sqlite")
+        f["low"] = low = ctx.call("read_query", query=f"SELECT id, name, stock FROM products WHERE category = {_lit(cat)} AND stock < {level} ORDER BY stock, id")
+        assert low
+        f["high"] = high = sorted((dict(id=r.values["id"], name=r.values["name"], stock=r.values["stock"]) for r in ctx.state("sqlite").rows.values()
+                                   if r.table == "products" and r.values["category"] == cat and r.values["stock"] >= level), key=lambda x: (x["stock"], x["id"]))
+        sels = db["restock"](ctx, [x["id"] for x in low], add)
+        for x, sl in zip(low, sels):
+            c1 = p.require(sl, "eq", x["stock"] + add, f"{x['name']} goes from {x['stock']} to {x['stock'] + add} units")
+            p.condition(f"restock_{x['id']}", x["stock"], {"op": "lte", "value": level - 1}, True, [c1], [c1])
+        edge = high[0]                                             # the product nearest the level: the plausible extra restock
+        ce = p.exclude({"collection": "rows", "where": {"table": "products", "values.id": edge["id"]}, "field": "values.stock"},
+                       f"{edge['name']} ({edge['stock']} units, not below {level}) is not restocked", db["restock"].mistake(ctx, edge["id"], add))
+        p.condition(f"restock_{edge['id']}", edge["stock"], {"op": "lte", "value": level - 1}, False, [ce], [ce])
+        p.members("restocked", [x["name"] for x in low], [x["name"] for x in high])
+        f["total"] = add * len(low)
+
+    @p.beat("post", at="announce", after="restock")
+    def _():                                                 # the list posted (with what the beat before did, if anything)
+        an = p.visit("announce")
+        low = f["low"]
+        s, got = _observed(ctx, an["announce"], ann_t, title, "Restocking " + ", ".join(f"{x['name']} (+{add})" for x in low) + cite(" (see {})"))
+        for x in low: p.require(s, "contains", x["name"], f"the posted list names {x['name']} ({x['stock']} in stock)")
+        p.tail = (got, "the posted list")
+
+    @p.beat("email", at="mail", after="restock")
+    def _():                                                 # the email to the approver (a big order) or straight to the supplier
+        m = p.visit("mail")
+        low, high, total = f["low"], f["high"], f["total"]
+        to, other = (approver, supplier) if len(low) >= big else (supplier, approver)
+        also = cite(" List: {}")
+        es, got = _observed(ctx, m["notify"], people=[to], subject=subject,
+                            body=lambda g: f"Hi {g.first},\n\n{st['thing']} for {cat}: " + ", ".join(f"{x['name']} +{add}" for x in low) + f" ({total} units).{also}\n")
+        cs = [p.require(es[0], "contains", x["name"], f"the email to {to.name} names {x['name']}" + ("" if i else f" ({'approval needed' if to is approver else 'no approval needed'})"),
+                        rivals=[y["name"] for y in high]) for i, x in enumerate(low)]
+        c2 = p.exclude(m["notify"].absent(ctx, other), f"{other.name} gets no email", m["notify"].mistake(ctx, other, subject))
+        p.condition("needs_approval", len(low), {"op": "gte", "value": big}, len(low) >= big, [cs[0], c2], [c2], visit=p.pos("restock"))
+        f["thread"] = next(g["threadId"] for g in got if isinstance(g, dict) and "threadId" in g)
+        p.tail = (got, f"the email to {to.name}")
+
+    @p.beat("notes", at="sqlite", after="email")
+    def _():                                                 # the order recorded in the notes table, citing the email's thread, and in the insights memo (its id is new)
+        p.visit("sqlite")
+        thread, total, low = f["thread"], f["total"], f["low"]
+        also = cite(" List: {}.") if p.order[-1] != "email" else ""
+        ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(title)}, {_lit(f'{total} units of {cat} ordered; email thread {thread}.{also}')}, {_lit(EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ'))})")
+        got = ctx.call("append_insight", insight=f"{title}: {total} units of {cat} restocked ({len(low)} products).")
+        f["nid"] = got["id"]
+        p.require({"collection": "rows", "where": {"table": "notes", "values.topic": title}, "field": "values.body"}, "contains", thread, "the order is recorded in the notes table, citing the email's thread")
+        p.tail = ([got], "the insight")
+
+    @p.beat("reply", at="brief", after="notes")
+    def _():                                                 # the answer in the thread
+        back = p.visit("brief")
+        nid = f["nid"]
+        also = cite(" List: {}.") if p.order[-1] != "notes" else ""
+        s, got = _observed(ctx, back["annotate"], title=title, text=f"Done: {f['total']} units ordered, insight {nid}.{also}")
+        p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
+        p.tail = (got, "the reply in the request's thread")
+
+    p.run()                                                  # the list may be posted before or after the email, the notes or the reply
+    low = f["low"]
     p.ask(low[0]["name"], "the final answer names the product lowest on stock", rivals=[x["name"] for x in low[1:]] or None)
     first = ph.pick("{b} asked for the {t}.", "Can you do this week's {t} for {b}?", "The {t} is due; {b} wants it done today.", b=boss.first, t=st["thing"].lower())
-    wrap = _wrap_up(p, ph, title, got, "the reply in the request's thread", thread=title)
+    wrap = _wrap_up(p, ph, title, *p.tail, thread=title)
     middle = [wrap, ph.pick("The stock levels are in our database; the rule decides what gets ordered and who signs off.",
                       "Go by the rule — only what's actually low, and the right person hears about it.", "The rule applies to the letter; don't order what we don't need."),
               ph.maybe("Keep the database in step with what you order.", 0.3)]
@@ -589,55 +655,83 @@ def _play_zones(p, st: dict) -> None:
     chosen = next(t for t in slots if ok(t, list(zone_of.values())))
     title, roster_t = f"{st['call']} #{n}", f"{st['call']} #{n}: {st['roster']}"
     roster_spot = _spot(p, "roster", roster_t)
-    # visit 0: the request
-    b = p.visit("brief")
-    b["doc"](ctx, title=title, author=boss, body=ph.pick("Can you set up {t}? Who and when is in “{r}” ({where}).",
-                                                         "{t} needs booking — the people and candidate times are in “{r}” ({where}).", t=title, r=roster_t, where=roster_spot["phrase"]))
-    # visit 1: the roster: attendees with their cities, an FYI person, the candidate slots and the rule
-    d = p.visit("roster")
-    d["doc"](ctx, title=roster_t, author=boss, spot=roster_spot, body="\n".join(
-        [f"{st['intro']} for {title}:"] + [f"- {x.name} <{x.email}> — {city} ({z})" for x, (city, z) in zip(invite, where)] +
-        [f"- {fyi.name} — FYI only: keep them posted in the thread, no invite and no email.",
-         f"Candidate times, today ({today.isoformat()}), in my calendar's time zone ({mine}): {', '.join(f'{t} to {_end(t)}' for t in slots)}.",
-         "Rule: book the earliest candidate that falls between 08:00 and 18:00 local time for every attendee, 30 minutes, everyone invited, with each attendee's local time in the description.",
-         f"Then email each attendee separately, subject “{title}”, with the time in their own time zone and the invite link.",
-         "Finally post in the request's thread that the invites are out (with the email thread), and note the booked time on this roster with a link to that post."]))
-    # visit 2: every candidate converted to every attendee's zone
-    conv = p.visit("time")["convert"](ctx, mine, slots, [z for _, z in where])
-    assert all(conv[(t, z)][11:16] == local(t, z) for t in slots for _, z in where)
-    # visit 3: the call booked at the chosen slot
-    c = p.visit("calendar")
-    end = _end(chosen)
-    ev = ctx.call("create-event", calendarId="primary", summary=title, start=f"{today.isoformat()}T{chosen}:00", end=f"{today.isoformat()}T{end}:00",
-                  attendees=[{"email": x.email} for x in invite], description="Local times: " + ", ".join(f"{x.first} {conv[(chosen, zone_of[x.email])]}" for x in invite))
-    start, link = ev["start"]["dateTime"], ev["htmlLink"]
-    sel = {"collection": "events", "where": {"summary": title}}
-    c1 = p.require({**sel, "field": "start.dateTime"}, "eq", start, f"{title} is booked at {chosen} (my time), the earliest slot that suits everyone")
-    outside = sum(not "08:00" <= conv[(slots[0], z)][11:16] < "18:00" for _, z in where)     # attendees for whom the first candidate is outside 8-18
-    p.condition("first_slot_suits_all", outside, {"op": "lte", "value": 0}, outside == 0, [c1], [c1], visit=2)
-    # visit 4: one email each, with the attendee's local time and the invite link
-    m = p.visit("mail")
-    es, got = _observed(ctx, m["notify"], people=invite, subject=title, body=lambda x: f"Hi {x.first},\n\n{title} is at {conv[(chosen, zone_of[x.email])]} your time ({zone_of[x.email]}). Invite: {link}\n")
-    for s in es:
-        z = zone_of[s["person"].email]
-        p.require(s, "contains", conv[(chosen, z)], f"{s['person'].name} is told {conv[(chosen, z)]}, the time in {z}",
-                  rivals=[conv[(t, z)] for t in slots if t != chosen])
-    p.require({"collection": es[0]["collection"], "where": {"subject": title}}, "count_eq", len(invite), f"exactly the {len(invite)} attendees get the email")
-    p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, title))
-    p.members("attendees", [x.email for x in invite], [fyi.email])
-    for e in es: p.require(e, "contains", link, f"{e['person'].name}'s email carries the invite link")
-    mref = _ref(got)
-    # visit 5: the thread told the invites are out; visit 6: the roster notes the booked time, linking that post
-    back = p.visit("brief")
-    s, got = _observed(ctx, back["annotate"], title=title, text=f"Invites are out (email thread {mref}).")
-    p.require(s, "contains", mref, "the reply in the thread cites the invite emails")
-    ro = p.visit("roster")
-    tref = _ref(got)
-    s, got = _observed(ctx, ro["annotate"], title=roster_t, text=f"Booked for {chosen} ({mine}); see {tref}.")
-    p.require(s, "contains", tref, f"the roster notes the booking ({chosen}) with a link to the thread's post")
+    f = {}                                                   # what the beats observe, for the beats after them
+    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the request
+        b = p.visit("brief")
+        b["doc"](ctx, title=title, author=boss, body=ph.pick("Can you set up {t}? Who and when is in “{r}” ({where}).",
+                                                             "{t} needs booking — the people and candidate times are in “{r}” ({where}).", t=title, r=roster_t, where=roster_spot["phrase"]))
+
+    @p.beat("roster", at="roster", after="brief")
+    def _():                                                 # the roster: attendees with their cities, an FYI person, the candidate slots and the rule
+        d = p.visit("roster")
+        d["doc"](ctx, title=roster_t, author=boss, spot=roster_spot, body="\n".join(
+            [f"{st['intro']} for {title}:"] + [f"- {x.name} <{x.email}> — {city} ({z})" for x, (city, z) in zip(invite, where)] +
+            [f"- {fyi.name} — FYI only: keep them posted in the thread, no invite and no email.",
+             f"Candidate times, today ({today.isoformat()}), in my calendar's time zone ({mine}): {', '.join(f'{t} to {_end(t)}' for t in slots)}.",
+             "Rule: book the earliest candidate that falls between 08:00 and 18:00 local time for every attendee, 30 minutes, everyone invited, with each attendee's local time in the description.",
+             f"Then email each attendee separately, subject “{title}”, with the time in their own time zone and the invite link.",
+             "Post in the request's thread that the invites are out (with the email thread), and note the booked time on this roster with the invite link."]))
+
+    @p.beat("convert", at="time", after="roster")
+    def _():                                                 # every candidate converted to every attendee's zone
+        f["conv"] = conv = p.visit("time")["convert"](ctx, mine, slots, [z for _, z in where])
+        assert all(conv[(t, z)][11:16] == local(t, z) for t in slots for _, z in where)
+
+    @p.beat("book", at="calendar", after="convert")
+    def _():                                                 # the call booked at the chosen slot
+        conv = f["conv"]
+        p.visit("calendar")
+        end = _end(chosen)
+        ev = ctx.call("create-event", calendarId="primary", summary=title, start=f"{today.isoformat()}T{chosen}:00", end=f"{today.isoformat()}T{end}:00",
+                      attendees=[{"email": x.email} for x in invite], description="Local times: " + ", ".join(f"{x.first} {conv[(chosen, zone_of[x.email])]}" for x in invite))
+        start, f["link"] = ev["start"]["dateTime"], ev["htmlLink"]
+        sel = {"collection": "events", "where": {"summary": title}}
+        c1 = p.require({**sel, "field": "start.dateTime"}, "eq", start, f"{title} is booked at {chosen} (my time), the earliest slot that suits everyone")
+        outside = sum(not "08:00" <= conv[(slots[0], z)][11:16] < "18:00" for _, z in where)     # attendees for whom the first candidate is outside 8-18
+        p.condition("first_slot_suits_all", outside, {"op": "lte", "value": 0}, outside == 0, [c1], [c1], visit=p.pos("convert"))
+        p.tail = ([ev], "the invite")
+
+    @p.beat("emails", at="mail", after="book")
+    def _():                                                 # one email each, with the attendee's local time and the invite link
+        m = p.visit("mail")
+        conv, link = f["conv"], f["link"]
+        also = cite(" (Noted on the roster: {}.)") if p.order[-1] != "book" else ""
+        es, got = _observed(ctx, m["notify"], people=invite, subject=title, body=lambda x: f"Hi {x.first},\n\n{title} is at {conv[(chosen, zone_of[x.email])]} your time ({zone_of[x.email]}). Invite: {link}{also}\n")
+        for s in es:
+            z = zone_of[s["person"].email]
+            p.require(s, "contains", conv[(chosen, z)], f"{s['person'].name} is told {conv[(chosen, z)]}, the time in {z}",
+                      rivals=[conv[(t, z)] for t in slots if t != chosen])
+        p.require({"collection": es[0]["collection"], "where": {"subject": title}}, "count_eq", len(invite), f"exactly the {len(invite)} attendees get the email")
+        p.exclude(m["notify"].absent(ctx, fyi), f"{fyi.name} (FYI only) gets no email", m["notify"].mistake(ctx, fyi, title))
+        p.members("attendees", [x.email for x in invite], [fyi.email])
+        for e in es: p.require(e, "contains", link, f"{e['person'].name}'s email carries the invite link")
+        f["mref"] = _ref(got)
+        p.tail = (got, "the invite emails")
+
+    @p.beat("reply", at="brief", after="emails")
+    def _():                                                 # the thread told the invites are out
+        back = p.visit("brief")
+        also = cite(" Roster updated: {}.") if p.order[-1] != "emails" else ""
+        s, got = _observed(ctx, back["annotate"], title=title, text=f"Invites are out (email thread {f['mref']}).{also}")
+        p.require(s, "contains", f["mref"], "the reply in the thread cites the invite emails")
+        p.tail = (got, "the post in the request's thread")
+
+    @p.beat("note", at="roster", after="book")
+    def _():                                                 # the roster notes the booked time, with the invite link (and what the beat before did)
+        ro = p.visit("roster")
+        link = f["link"]
+        also = cite(" See {}.") if p.order[-1] != "book" else ""
+        s, got = _observed(ctx, ro["annotate"], title=roster_t, text=f"Booked for {chosen} ({mine}): {link}.{also}")
+        p.require(s, "contains", link, f"the roster notes the booking ({chosen}) with the invite link")
+        p.tail = (got, "the booking note on the roster")
+
+    p.run()                                                  # the roster may be noted as soon as the call is booked, or after the emails or the thread's post
     p.ask(chosen, "the final answer reports which candidate time was booked", rivals=[t for t in slots if t != chosen])
     first = ph.pick("{b} wants {t} set up today.", "Could you book {t} for {b}?", "I need {t} on the calendar today — {b} asked.", b=boss.first, t=title)
-    wrap = _wrap_up(p, ph, title, got, "the booking note on the roster", thread=title)
+    wrap = _wrap_up(p, ph, title, *p.tail, thread=title, notes={"roster": (roster_t, "the roster")})
     middle = [wrap, ph.pick("People are spread across time zones, so pick the first of the candidate times that's within working hours for all of them.",
                       "It should be the earliest candidate time that works for everyone in their own time zone.", "Working hours are 8 to 6 wherever each person is."),
               ph.maybe(ph.pick("Everyone invited should get their own email with the time where they are.", "Each attendee should hear the time in their own zone."), 0.5),
@@ -810,61 +904,89 @@ def _play_handover(p, st: dict) -> None:
     day = (EPOCH + timedelta(days=rng.randint(2, 9))).date()
     while day.weekday() >= 5: day += timedelta(days=1)
     subj = f"{st['thing']}: {comp.name}"
-    # visit 0: the request
-    b = p.visit("brief")
-    b["doc"](ctx, title=title, author=boss, body=ph.pick("{c} changes hands. How is in “{d}” ({where}).", "Please hand over {c} as “{d}” ({where}) says.",
-                                                         c=comp.name, d=doc_t, where=doc_spot["phrase"]))
-    # visit 1: the handover notes: whose deals, the rule by stage, who takes over
-    d = p.visit("handover")
-    d["doc"](ctx, title=doc_t, author=boss, spot=doc_spot, body="\n".join([
-        f"{comp.name} (company id {comp.id}): every open deal owned by {rep} goes to {new.name} <{new.email}>. Deals of other reps stay as they are.",
-        f"- A deal already at the negotiation stage: log a call activity on it, subject “{subj}”, naming {new.first} as the new owner.",
-        f"- Any other open deal: log a note activity on it, same subject, naming {new.first}.",
-        f"- Email {new.first} the list of those deals with their amounts, subject “{subj}”.",
-        f"- Book “{meeting}” with {new.first} on {day.isoformat()} from 10:00 to 10:30, citing that email's thread in the description.",
-        "- Reply in the request's thread with the invite link, and note here that it's done, linking that reply."]))
-    # visit 2: the deals listed, each logged by its stage
-    c = p.visit("crm")
-    got = ctx.call("list_deals", company_id=comp.id, owner=rep, limit=100)
-    seen = [x for x in got["items"] if not x["stage"].startswith("closed")]
-    assert [x["id"] for x in seen] == [x.id for x in sorted(mine, key=lambda d: (d.close_date, d.id))], "deal listing differs"
-    for x in seen:
-        call = x["stage"] == "negotiation"
-        ctx.call("log_activity", type="call" if call else "note", subject=subj, body=f"Handed over to {new.name}.", deal_id=x["id"])
-        sel = {"collection": "activities", "where": {"deal_id": x["id"], "subject": subj}}
-        c1 = p.require({**sel, "field": "type"}, "eq", "call" if call else "note", f"{x['name']} ({x['stage']}) gets a {'call' if call else 'note'} logged, as its stage decides")
-        p.require({**sel, "field": "body"}, "contains", new.name, f"the activity on {x['name']} names {new.name}")
-        p.condition(f"deal_{x['id']}_negotiation", x["stage"], {"op": "eq", "value": "negotiation"}, call, [c1], [c1])
-    p.exclude({"collection": "activities", "where": {"deal_id": other.id}}, f"{other.name} (owned by {other.owner}) gets no activity",
-              {"tool": "crm.log_activity", "arguments": {"type": "note", "subject": subj, "body": f"Handed over to {new.name}.", "deal_id": other.id}})
-    p.members("deals_handed_over", [x["id"] for x in seen], [other.id])
-    # visit 3: the email with the deals and their amounts
-    m = p.visit("mail")
-    es, got = _observed(ctx, m["notify"], people=[new], subject=subj, body=lambda g: f"Hi {g.first},\n\n{comp.name} is yours: " + "; ".join(f"{x['name']} ({x['amount']:.2f})" for x in seen) + ".\n")
-    names = {x["name"] for x in seen}
-    for x in seen:
-        p.require(es[0], "contains", x["name"], f"{new.name} is emailed {x['name']}", rivals=[other.name] if other.name not in names else None)
-        p.require(es[0], "contains", x["amount"], f"the email gives the amount of {x['name']} ({x['amount']:.2f})")
-    thread = _ref(got)
-    # visit 4: the handover call, citing the email
-    cal = p.visit("calendar")
-    mt = cal["meeting"](ctx, title=meeting, day=day, people=[new], description=f"Handover email thread {thread}.")
-    p.require({**mt, "field": "description"}, "contains", thread, f"“{meeting}” cites the handover email's thread")
-    p.require({**mt, "field": "start.dateTime"}, "eq", mt["event"]["start"]["dateTime"], f"“{meeting}” is on {day.isoformat()} at 10:00")
-    link = mt["event"]["htmlLink"]
-    # visits 5-6: the thread gets the link; the notes are marked done, linking the reply
-    back = p.visit("brief")
-    s, got = _observed(ctx, back["annotate"], title=title, text=f"Handed over; call booked: {link}")
-    p.require(s, "contains", link, "the reply in the thread gives the invite link")
-    hd = p.visit("handover")
-    tref = _ref(got)
-    s, got = _observed(ctx, hd["annotate"], title=doc_t, text=f"Done — see {tref}.")
-    p.require(s, "contains", tref, "the handover notes are marked done, linking the thread's reply")
+    f = {}                                                   # what the beats observe, for the beats after them
+    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
+
+    @p.beat("brief", at="brief")
+    def _():                                                 # the request
+        b = p.visit("brief")
+        b["doc"](ctx, title=title, author=boss, body=ph.pick("{c} changes hands. How is in “{d}” ({where}).", "Please hand over {c} as “{d}” ({where}) says.",
+                                                             c=comp.name, d=doc_t, where=doc_spot["phrase"]))
+
+    @p.beat("notes", at="handover", after="brief")
+    def _():                                                 # the handover notes: whose deals, the rule by stage, who takes over
+        d = p.visit("handover")
+        d["doc"](ctx, title=doc_t, author=boss, spot=doc_spot, body="\n".join([
+            f"{comp.name} (company id {comp.id}): every open deal owned by {rep} goes to {new.name} <{new.email}>. Deals of other reps stay as they are.",
+            f"- A deal already at the negotiation stage: log a call activity on it, subject “{subj}”, naming {new.first} as the new owner.",
+            f"- Any other open deal: log a note activity on it, same subject, naming {new.first}.",
+            f"- Email {new.first} the list of those deals with their amounts, subject “{subj}”.",
+            f"- Book “{meeting}” with {new.first} on {day.isoformat()} from 10:00 to 10:30, citing that email's thread in the description.",
+            "- Reply in the request's thread with the invite link, and note here that it's done, with the invite link too."]))
+
+    @p.beat("deals", at="crm", after="notes")
+    def _():                                                 # the deals listed, each logged by its stage
+        p.visit("crm")
+        got = ctx.call("list_deals", company_id=comp.id, owner=rep, limit=100)
+        f["seen"] = seen = [x for x in got["items"] if not x["stage"].startswith("closed")]
+        assert [x["id"] for x in seen] == [x.id for x in sorted(mine, key=lambda d: (d.close_date, d.id))], "deal listing differs"
+        for x in seen:
+            call = x["stage"] == "negotiation"
+            ctx.call("log_activity", type="call" if call else "note", subject=subj, body=f"Handed over to {new.name}.", deal_id=x["id"])
+            sel = {"collection": "activities", "where": {"deal_id": x["id"], "subject": subj}}
+            c1 = p.require({**sel, "field": "type"}, "eq", "call" if call else "note", f"{x['name']} ({x['stage']}) gets a {'call' if call else 'note'} logged, as its stage decides")
+            p.require({**sel, "field": "body"}, "contains", new.name, f"the activity on {x['name']} names {new.name}")
+            p.condition(f"deal_{x['id']}_negotiation", x["stage"], {"op": "eq", "value": "negotiation"}, call, [c1], [c1])
+        p.exclude({"collection": "activities", "where": {"deal_id": other.id}}, f"{other.name} (owned by {other.owner}) gets no activity",
+                  {"tool": "crm.log_activity", "arguments": {"type": "note", "subject": subj, "body": f"Handed over to {new.name}.", "deal_id": other.id}})
+        p.members("deals_handed_over", [x["id"] for x in seen], [other.id])
+
+    @p.beat("email", at="mail", after="deals")
+    def _():                                                 # the email with the deals and their amounts
+        m = p.visit("mail")
+        seen = f["seen"]
+        es, got = _observed(ctx, m["notify"], people=[new], subject=subj, body=lambda g: f"Hi {g.first},\n\n{comp.name} is yours: " + "; ".join(f"{x['name']} ({x['amount']:.2f})" for x in seen) + ".\n")
+        names = {x["name"] for x in seen}
+        for x in seen:
+            p.require(es[0], "contains", x["name"], f"{new.name} is emailed {x['name']}", rivals=[other.name] if other.name not in names else None)
+            p.require(es[0], "contains", x["amount"], f"the email gives the amount of {x['name']} ({x['amount']:.2f})")
+        f["thread"] = _ref(got)
+
+    @p.beat("call", at="calendar", after="email")
+    def _():                                                 # the handover call, citing the email
+        cal = p.visit("calendar")
+        thread = f["thread"]
+        mt, got = _observed(ctx, cal["meeting"], title=meeting, day=day, people=[new], description=f"Handover email thread {thread}.")
+        p.require({**mt, "field": "description"}, "contains", thread, f"“{meeting}” cites the handover email's thread")
+        p.require({**mt, "field": "start.dateTime"}, "eq", mt["event"]["start"]["dateTime"], f"“{meeting}” is on {day.isoformat()} at 10:00")
+        f["link"] = mt["event"]["htmlLink"]
+        p.tail = (got, "the handover call")
+
+    @p.beat("reply", at="brief", after="call")
+    def _():                                                 # the thread gets the link
+        back = p.visit("brief")
+        link = f["link"]
+        also = cite(" Notes updated: {}.") if p.order[-1] != "call" else ""
+        s, got = _observed(ctx, back["annotate"], title=title, text=f"Handed over; call booked: {link}{also}")
+        p.require(s, "contains", link, "the reply in the thread gives the invite link")
+        p.tail = (got, "the reply in the request's thread")
+
+    @p.beat("done", at="handover", after="call")
+    def _():                                                 # the notes are marked done, with the invite link (and what the beat before did)
+        hd = p.visit("handover")
+        link = f["link"]
+        also = cite(" See {}.") if p.order[-1] != "call" else ""
+        s, got = _observed(ctx, hd["annotate"], title=doc_t, text=f"Done — call booked: {link}.{also}")
+        p.require(s, "contains", link, "the handover notes are marked done, with the invite link")
+        p.tail = (got, "the note on the handover notes")
+
+    p.run()                                                  # the notes marked done before or after the thread's reply
+    seen = f["seen"]
     top = max(seen, key=lambda x: (x["amount"], x["id"]))
     p.ask(f"{top['amount']:.2f}" if top["amount"] % 1 else str(int(top["amount"])), "the final answer gives the largest deal's amount")
     first = ph.pick("{b} asked me to hand {c} over to {x}.", "Could you do the {c} handover? {b} wants {x} to take it.", "{c} moves to {x}; {b} asked for the handover.",
                     b=boss.first, c=comp.name, x=new.first)
-    wrap = _wrap_up(p, ph, title, got, "the note on the handover notes", thread=title)
+    wrap = _wrap_up(p, ph, title, *p.tail, thread=title, notes={"handover": (doc_t, "the handover notes")})
     middle = [wrap, ph.pick("Only the leaving rep's open deals move — the notes say how.", "The handover notes decide what each deal needs.", "Leave the other reps' deals alone."),
               ph.maybe("Deals in late negotiation need a personal touch.", 0.4)]
     last = ph.pick("What's the biggest deal we're handing over worth?", "Tell me the largest deal's amount.")
