@@ -18,7 +18,7 @@ __all__ = ['SCENARIOS', 'STEP_OPENERS', 'Shape', 'Scenario', 'register_scenario'
 # %% ../nbs/11_scenario.ipynb #059326b6
 @dataclass
 class Shape:
-    "A workflow's skeleton: the beats each role's service must offer, the services it always uses, and `play(p: Play, story)`, which runs the visits."
+    "A workflow's skeleton: the beats each role's service must offer, the services it always uses, and `play(p: Play, story)`, which registers the play's beats (`Play.beat`) and runs them in a seeded order (`Play.run`)."
     name: str
     roles: dict                       # role -> tuple of beat names its service must offer ("doc", "notify", "announce", ...)
     fixed: dict = field(default_factory=dict)   # role -> service name the shape always uses (calendar, maps, weather, retail)

@@ -115,7 +115,7 @@ def test_new_shapes_are_admitted_and_goal_level():
     for t in ORDERS + RESTOCK + ZONES + INCIDENTS + HANDOVERS:
         assert admission_errors(t, LIB) == [], t.meta["scenario"]
         assert t.meta["K"] == 5 and 7 <= t.meta["L"] <= 9 and t.meta["revisits"] == t.meta["L"] - 5 and t.meta["shape"] == SCS[t.meta["scenario"]].shape.name
-        wraps = [c for c in t.rubric if c["description"].startswith(("the wrap-up in ", "a further reply in the request's thread links "))]
+        wraps = [c for c in t.rubric if c["description"].startswith(("the wrap-up in ", "a further reply in the request's thread links ", "a further note on "))]
         assert len(wraps) == t.meta["L"] - 7          # each visit past the shape's seven is a wrap-up with its own goal criterion
         assert not any(step_like(s) for s in sentences(t.u)), t.u
         goal = [c for c in t.rubric if c["kind"] in ("state", "output")]
