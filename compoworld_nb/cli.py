@@ -427,7 +427,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--model", default="smollm2-135m",
                    help="smollm2-135m (default: the pretrained model, fetched once), tiny (the fast offline fixture) or a local HF directory")
     t = sub.add_parser("tasks", help="author and admit tasks; write them as JSONL")
-    t.add_argument("--out", required=True, help="a .jsonl file"); t.add_argument("--n", type=int, default=20)
+    t.add_argument("--out", required=True, help="a .jsonl file: new, empty or a previous task file (nothing else is replaced)"); t.add_argument("--n", type=int, default=20)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--k", type=_k_range, default=None, help="K or a range lo-hi (default: settings walk.k, the paper's K=5)")
     t.add_argument("--l-max", type=int, default=None, help="longest walk (default: settings walk.l_max, the paper's 12)")
@@ -457,10 +457,21 @@ def build_parser() -> argparse.ArgumentParser:
 # %% ../nbs/18_cli.ipynb #2a4d1663
 verified_library = load_library   # the one library loader (quarantined tools marked, installed service packages included)
 
+def _replaceable(out: Path, given: str) -> None:
+    "CliError naming `--out` unless `out` is new, empty or a task file (line 1 a JSON object with id, u and rubric): `tasks` replaces nothing else."
+    if not out.is_file() or out.stat().st_size == 0: return
+    try:
+        with open(out, "rb") as f: row = loads_json(f.readline(1 << 24))
+    except OSError as e: raise CliError(f"--out {given!r} exists and cannot be read: {e.strerror or e}") from None
+    except ValueError: row = None
+    if not (isinstance(row, dict) and {"id", "u", "rubric"} <= row.keys()):
+        raise CliError(f"--out {given!r} exists and its line 1 is not a task: `compoworld tasks` replaces only a task file; nothing was written (choose another path or remove it)")
+
 def _cmd_tasks(a) -> dict:
     st = _profile_settings(a.profile)
     if str(a.out).strip() == "": raise CliError(f"--out {str(a.out)!r} is empty: give a .jsonl file path")
     if Path(a.out).expanduser().is_dir(): raise CliError(f"--out {a.out!r} is a directory: give a .jsonl file path")
+    _replaceable(Path(a.out).expanduser(), str(a.out))
     library, _ = verified_library()
     k = tuple(a.k) if a.k else (st["walk"]["k"], st["walk"]["k"])   # the paper's K=5 unless --k or a profile says otherwise
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
