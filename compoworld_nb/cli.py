@@ -508,8 +508,28 @@ def _cmd_services(a) -> dict:
     return {"services": rows, "n_services": len(rows), "n_tools": sum(r["tools"] for r in rows)}
 
 # %% ../nbs/18_cli.ipynb #998f9707
+def _interruptible(run: Callable[[], int]) -> int:
+    """`run()` with SIGTERM raised as KeyboardInterrupt in this process, so every command's cleanup runs (staging folders,
+    temp files), and an interruption ending as one stderr line and status 130 (Ctrl-C) or 143 (SIGTERM)."""
+    import signal, threading
+    if threading.current_thread() is not threading.main_thread(): return run()
+    pid, got = os.getpid(), []
+    def term(signum, frame):
+        if os.getpid() != pid: signal.signal(signum, signal.SIG_DFL); os.kill(os.getpid(), signum); return   # a forked worker ends as before
+        got.append(signum); raise KeyboardInterrupt
+    prev = signal.signal(signal.SIGTERM, term)
+    try: return run()
+    except KeyboardInterrupt:
+        print(f"compoworld: interrupted by {'SIGTERM' if got else 'Ctrl-C'}; unfinished outputs were removed", file=sys.stderr)
+        return 143 if got else 130
+    finally:
+        if prev is not None: signal.signal(signal.SIGTERM, prev)
+
 def main(argv: list[str] | None = None) -> int:
-    "Entry point of the `compoworld` console script; returns the exit status."
+    "Entry point of the `compoworld` console script; returns the exit status (130 after Ctrl-C, 143 after SIGTERM)."
+    return _interruptible(lambda: _main(argv))
+
+def _main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:  # `train` parses its own arguments (and prints its own help): torch loads only when it runs
         return train_main(argv[1:])

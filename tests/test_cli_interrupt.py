@@ -1,0 +1,26 @@
+"""Ctrl-C or SIGTERM during `compoworld tasks --n 200`.
+
+Before: SIGTERM killed the process at once (status -15): the `finally` that removes the temporary task file never ran,
+so a hidden `.t.jsonl.*` file stayed behind; Ctrl-C printed a 40-line traceback (status -2). After: SIGTERM is raised
+like Ctrl-C, the cleanup runs, nothing is left in the folder, and both end with one stderr line and 143 / 130."""
+import signal, subprocess, sys, time
+from pathlib import Path
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("sig,rc,name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
+def test_an_interrupted_tasks_run_leaves_nothing_and_says_so_in_one_line(tmp_path, sig, rc, name):
+    out = tmp_path / "t.jsonl"
+    p = subprocess.Popen([sys.executable, "-c", "import sys; from compoworld_nb.cli import main; sys.exit(main())",
+                          "tasks", "--out", str(out), "--n", "200"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    t0 = time.monotonic()
+    while not list(tmp_path.iterdir()) and p.poll() is None and time.monotonic() - t0 < 300: time.sleep(0.05)
+    assert p.poll() is None, p.communicate()
+    time.sleep(1.0)                                        # authoring has started
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    lines = [l for l in err.splitlines() if l.strip()]
+    assert p.returncode == rc and lines == [f"compoworld: interrupted by {name}; unfinished outputs were removed"], (p.returncode, err[-2000:])
+    assert list(tmp_path.iterdir()) == []
