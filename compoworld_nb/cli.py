@@ -694,10 +694,13 @@ def _cmd_sft(a, st, over, out: Path) -> dict:
 # %% ../nbs/18_cli.ipynb #5d310947
 def _cmd_grpo(a, st, over, out: Path) -> dict:
     from compoworld_nb.train import TrainConfig, grpo
-    tasks = []
+    tasks, seen = [], set()
     for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
         try: tasks.append(Task.model_validate(r))
         except Exception as e: raise TrainArgError(f"--tasks {a.tasks!r} line {i} is not a task: {_why(e)}") from None
+        if tasks[-1].id in seen:   # as evaluate.load_tasks: the environment keys tasks by id, one would replace the other
+            raise TrainArgError(f"--tasks {a.tasks!r} line {i}: task id {tasks[-1].id!r} is already used by an earlier line (task ids must be unique)")
+        seen.add(tasks[-1].id)
     library, _ = default_library()
     missing = sorted({s for t in tasks for s in t.services + t.distractors} - set(library))
     if missing: raise TrainArgError(f"--tasks use services {missing} that are not in the library")

@@ -46,11 +46,14 @@ def _task_problem(line: str, library: dict | None) -> tuple[Task | None, str | N
 def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Task]:
     """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
     and its s0 hash). EvaluateError naming the file, the line and what is wrong (and how many other lines are bad), a
-    file that is not UTF-8 text, or an empty file; a bad line is never skipped silently."""
+    file that is not UTF-8 text, or an empty file, or a task id used twice (tasks are keyed by id: one would replace the
+    other); a bad line is never skipped silently."""
+    seen = set()
     def parse(line: str) -> Task:
         t, why = _task_problem(line, library)
         if why: raise ValueError(why)
-        return t
+        if t.id in seen: raise ValueError(f"task id {t.id!r} is already used by an earlier line (task ids must be unique)")
+        seen.add(t.id); return t
     try: return read_jsonl(path, parse, name="--tasks", what="tasks")      # the one JSONL reader (trajectory.read_jsonl)
     except JsonlError as e: raise EvaluateError(str(e)) from None
 
