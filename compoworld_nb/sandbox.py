@@ -73,9 +73,11 @@ _DENY_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.fork", "os.forkp
                 "urllib.Request", "webbrowser.open", "sys.settrace", "sys.setprofile", "sys._current_frames", "sys._current_exceptions",
                 "compoworld.sandbox.blocked")
 _DENY_PREFIXES = ("socket.", "ctypes.", "winreg.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.", "telnetlib.", "http.client.")
-# Modules whose import (when not already loaded by the trusted bootstrap) stops the run.
+# Modules whose import (when not already loaded by the trusted bootstrap) stops the run (`grp` and `spwd` are loaded and
+# stubbed by the bootstrap: a fresh copy would bring back what `_NO_ACCOUNTS` replaces).
 _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_testinternalcapi", "_testmultiphase", "_testsinglephase",
-                 "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap")
+                 "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap",
+                 "grp", "spwd")
 
 # %% ../nbs/33_sandbox.ipynb #1de699f2
 # Loaded native modules the bootstrap replaces by a stub (their functions raise no audit event).
@@ -90,15 +92,22 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
                           "chroot", "setuid", "setgid", "seteuid", "setegid", "setreuid", "setregid", "setresuid", "setresgid",
                           "setgroups", "initgroups"),
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
+# The host's user and group database, which libc reads (/etc/passwd, /etc/group, /etc/shadow) without an audit event:
+# the bootstrap replaces these functions, wherever a loaded module refers to them, by stubs that answer as an empty
+# database does, which is what the namespace level's file system (no /etc) gives: listings empty, lookups KeyError
+# (getspnam FileNotFoundError), getgrouplist(user, group) only [group], getlogin OSError(ENXIO). Not a violation:
+# library code that meets an unknown user copes with these answers (getpass.getuser, tarfile, shutil.chown, expanduser).
+_NO_ACCOUNTS = {"pwd": ("getpwuid", "getpwnam", "getpwall"), "grp": ("getgrgid", "getgrnam", "getgrall"),
+                "spwd": ("getspnam", "getspall"), "posix": ("getgrouplist", "getlogin")}
 
 # %% ../nbs/33_sandbox.ipynb #b9a1f057
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
 _PRELOAD = {"script": ("runpy", "subprocess"), "describe": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "subprocess"),
             "pytest": ("pydantic", "compoworld_nb.core", "compoworld_nb.service", "tempfile", "shutil", "subprocess")}
 _PRELOAD["serve"] = _PRELOAD["describe"]
-# Functions that tell whether a path exists (and its type, size, target) without opening it and raise no audit
-# event: the bootstrap routes them through the hook, which answers PermissionError for a path outside.
-_META_FUNCS = ("stat", "lstat", "access", "readlink")
+# Functions that tell whether a path exists (and its type, size, target, file system) without opening it and raise no
+# audit event: the bootstrap routes them through the hook, which answers FileNotFoundError for a path outside.
+_META_FUNCS = ("stat", "lstat", "access", "readlink", "statvfs", "pathconf")
 
 # %% ../nbs/33_sandbox.ipynb #e1600715
 _BOOT_HEAD = r'''
@@ -146,17 +155,48 @@ def _swap_everywhere(real):
                 d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
     real.clear()
 
-def _scrub_funcs(spec):
+def _no_account_fn(name):
+    # the answer of an empty user/group database, as libc gives it where /etc/passwd, /etc/group, /etc/shadow are absent
+    def listing(): return []
+    def by_id(i): raise KeyError(what + "(): " + kind + " not found: %d" % i.__index__())
+    def by_name(n):
+        if type(n) is not str: raise TypeError(what + "() argument must be str, not " + type(n).__name__)
+        raise KeyError(what + "(): name not found: " + repr(n))
+    def shadow(n): raise FileNotFoundError(2, "No such file or directory")
+    def grouplist(user, group):
+        if type(user) is not str: raise TypeError("getgrouplist() argument 1 must be str, not " + type(user).__name__)
+        return [group.__index__()]
+    def login(): raise OSError(6, "No such device or address")
+    what = name.rsplit(".", 1)[-1]
+    kind = "uid" if what == "getpwuid" else "gid"
+    f = {"getpwall": listing, "getgrall": listing, "getspall": listing, "getpwuid": by_id, "getgrgid": by_id, "getpwnam": by_name,
+         "getgrnam": by_name, "getspnam": shadow, "getgrouplist": grouplist, "getlogin": login}[what]
+    f.__name__ = f.__qualname__ = what
+    return f
+
+def _scrub_funcs(spec, accounts={}):
     # Replace each listed function, in every loaded module's namespace and in the sets a module holds (os.supports_fd
-    # and the like), by a stub; load every built-in module first, since `_imp.create_builtin` is among those replaced.
+    # and the like), by a stub; load every built-in module first, since `_imp.create_builtin` is among those replaced,
+    # and the account modules (`grp`, `spwd` are extension modules), whose functions get the empty-database stubs.
     for name in sys.builtin_module_names:
         if name not in sys.modules and name != "xxsubtype": __import__(name)
+    import warnings
+    for name in accounts:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")                 # spwd is deprecated in 3.11 and 3.12, gone in 3.13
+            try: __import__(name)
+            except ImportError: pass
     real = {}
     for modname, names in spec.items():
         mod = sys.modules[modname]
         for n in names:
             f = getattr(mod, n, None)
             if f is not None: real[id(f)] = (f, _blocked_fn(modname + "." + n))
+    for modname, names in accounts.items():
+        mod = sys.modules.get(modname)
+        for n in names:
+            f = getattr(mod, n, None)
+            if f is not None: real[id(f)] = (f, _no_account_fn(modname + "." + n))
     _swap_everywhere(real)
 '''
 
@@ -266,8 +306,8 @@ _BOOT_ARM_META = r'''
         # a path outside looks absent (FileNotFoundError; access() is False), so which host files exist stays hidden
         name, a, kw, box = args
         if type(name) is not str or name not in meta or type(a) is not tuple or type(kw) is not dict or type(box) is not list: return
-        if not a: return box.append((True, meta[name](*a, **kw)))
-        p, dfd = a[0], kw.get("dir_fd")
+        if not a and "path" not in kw: return box.append((True, meta[name](*a, **kw)))   # no path: the call raises TypeError
+        p, dfd = a[0] if a else kw["path"], kw.get("dir_fd")   # every one of them names its path argument `path`
         if type(p) is DirEntry: p = p.path                     # a C attribute, fixed when the entry was made
         if type(p) is not int:
             r = resolve("meta", p, dfd if dfd is not None else None)
@@ -291,7 +331,7 @@ _BOOT_ARM_HOOK = r'''
                 p, mode, flags = args
                 if not (mode is None or type(mode) is str) or type(flags) is not int: stop(event, "mode/flags of unexpected types")
                 check(event, p, (mode is not None and ("w" in mode or "a" in mode or "x" in mode or "+" in mode)) or bool(flags & W))
-            elif event in ("os.listdir", "os.scandir"):
+            elif event in ("os.listdir", "os.scandir", "os.getxattr", "os.listxattr"):
                 if args and args[0] is not None: check(event, args[0], False)
             elif event == "os.chdir": check(event, args[0], True)
             elif event == "os.mkdir": check(event, args[0], True, args[2])
@@ -345,7 +385,7 @@ def _boot():
     if cfg["action"]["kind"] == "pytest":
         import pytest, _pytest.capture, _pytest.tmpdir, _pytest.junitxml, _pytest.runner, _pytest.python, _pytest.assertion.rewrite
     _scrub(cfg["scrub"])
-    _scrub_funcs(cfg["scrub_funcs"])
+    _scrub_funcs(cfg["scrub_funcs"], cfg["no_accounts"])
     _arm(cfg)
     # -- the untrusted part
     act = cfg["action"]
@@ -680,6 +720,7 @@ def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_r
         outs = tuple(open(Path(io_dir, n), "wb") for n in ("stdout", "stderr", "result"))
         fo, fe, fr = outs
         cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
+               "no_accounts": {k: list(v) for k, v in _NO_ACCOUNTS.items()},
                "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
                "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
                "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,

@@ -293,6 +293,112 @@ print(json.dumps(out))
     assert dead == {}, f"deny-list entries no operation raises here (block them with a stub instead): {dead}"
 
 
+# The host's user and group database: libc reads /etc/passwd, /etc/group and /etc/shadow for pwd, grp, spwd,
+# os.getgrouplist and os.getlogin without any audit event. At the hook level the child gets the answers of an empty
+# database (what the namespace level's file system, which holds no /etc, gives): every listing empty, every lookup a
+# KeyError, getgrouplist(user, group) only [group], getlogin an OSError; nothing is a violation, so library code that
+# copes with an unknown user (pytest's tmp_path, tarfile, Path.owner, expanduser) goes on as it would there.
+ACCOUNT_PROBE = """import os, pwd, grp, getpass, shutil, warnings
+print(pwd.getpwall(), grp.getgrall(), os.getgrouplist('root', 0), __import__('pos' + 'ix').getgrouplist('root', 7))
+for f, a in [(pwd.getpwuid, 0), (pwd.getpwnam, 'root'), (grp.getgrgid, 0), (grp.getgrnam, 'root'), (getpass.getuser, None)]:
+    try: print(f(a) if a is not None else f())
+    except KeyError as e: print('KeyError', e)
+try: shutil.chown('main.py', user='root')
+except LookupError as e: print('LookupError', e)
+try: os.getlogin()
+except OSError as e: print('OSError', e.errno)
+print(os.path.expanduser('~root'))
+with warnings.catch_warnings():
+    warnings.simplefilter('ignore')
+    try: import spwd
+    except ImportError: spwd = None                         # Python 3.13 and later have no spwd
+if spwd is not None:
+    print(spwd.getspall())
+    try: spwd.getspnam('root')
+    except OSError as e: print(type(e).__name__, e)
+"""
+
+def account_answers(uid):
+    "What ACCOUNT_PROBE prints where the account database is empty, for a child running as `uid`."
+    spwd_lines = ["[]", "FileNotFoundError [Errno 2] No such file or directory"] if sys.version_info < (3, 13) else []
+    return ["[] [] [0] [7]", "KeyError 'getpwuid(): uid not found: 0'", "KeyError \"getpwnam(): name not found: 'root'\"",
+            "KeyError 'getgrgid(): gid not found: 0'", "KeyError \"getgrnam(): name not found: 'root'\"",
+            f"KeyError 'getpwuid(): uid not found: {uid}'", "LookupError no such user: 'root'", "OSError 6", "~root", *spwd_lines]
+
+def test_host_account_data_reads_as_an_empty_database_at_the_hook_level():
+    r = run_script(ACCOUNT_PROBE, FAST, isolation="hook")
+    assert (r.status, r.violation, r.stdout.splitlines()) == ("ok", None, account_answers(os.getuid())), r
+
+@pytest.mark.skipif(not namespaces_available() and not REQUIRE_NS, reason="bubblewrap with user namespaces is not available here")
+def test_the_namespace_level_alone_gives_the_same_account_answers(tmp_path):
+    "The design's reference: bubblewrap's file system has no /etc, so libc finds an empty database (no bootstrap, no stubs)."
+    import shutil, subprocess
+    from compoworld_nb.sandbox import bwrap_argv
+    d = os.path.realpath(tmp_path)
+    argv = bwrap_argv(d, read_roots(), {"LANG": "C.UTF-8"}, shutil.which("bwrap")) + [sys.executable, "-I", "-c", ACCOUNT_PROBE]
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, cwd=d)
+    assert (r.returncode, r.stdout.splitlines()) == (0, account_answers(65534)), r.stderr
+
+
+@pytest.mark.parametrize("code,detail", [
+    ("import sys, grp\ndel sys.modules['grp']\nimport grp", "grp"),                # a fresh copy would bring libc's getgrall back
+    ("import sys, warnings\nwarnings.simplefilter('ignore')\nimport spwd\ndel sys.modules['spwd']\nimport spwd", "spwd"),
+])
+def test_a_fresh_account_module_is_refused_at_the_hook_level(code, detail):
+    if detail == "spwd" and sys.version_info >= (3, 13): pytest.skip("no spwd after Python 3.12")
+    r = run_script(code, FAST, isolation="hook")
+    assert (r.status, r.violation) == ("violation", {"event": "import", "detail": detail}), r
+
+
+# Probing host paths: os.statvfs and os.pathconf raise no audit event, os.stat(path=...) passed its path by keyword
+# past the check, and the hook ignored the os.getxattr/os.listxattr events. The first three now answer as os.stat does
+# for a path outside (it looks absent); the xattr events are checked as os.listdir is (a path outside is a violation).
+HIDDEN_PATH_CALLS = ["os.statvfs('/etc/shadow')", "os.pathconf('/etc/shadow', 'PC_NAME_MAX')", "os.stat(path='/etc/shadow')",
+                     "os.lstat(path='/etc/shadow')", "os.statvfs(b'/etc/shadow')", "__import__('pos' + 'ix').statvfs('/etc/shadow')"]
+
+@pytest.mark.parametrize("call", HIDDEN_PATH_CALLS)
+def test_metadata_of_a_host_path_looks_absent_at_the_hook_level(call):
+    r = run_script(f"import os\ntry: {call}\nexcept FileNotFoundError as e: print(e)", FAST, isolation="hook")
+    assert (r.status, r.violation, r.stdout) == ("ok", None, "[Errno 2] outside the sandbox (hidden): '/etc/shadow'\n"), r
+
+
+@pytest.mark.parametrize("call,event,path", [
+    ("os.getxattr('/etc/shadow', 'user.x')", "os.getxattr", "/etc/shadow"), ("os.listxattr('/etc/shadow')", "os.listxattr", "/etc/shadow"),
+    ("os.listxattr(b'/etc')", "os.listxattr", "/etc"), ("__import__('pos' + 'ix').getxattr('/etc/shadow', 'user.x')", "os.getxattr", "/etc/shadow"),
+])
+def test_extended_attributes_of_a_host_path_are_stopped_at_the_hook_level(call, event, path):
+    r = run_script(f"import os\n{call}\nprint('done')", FAST, isolation="hook")
+    assert (r.status, r.returncode, r.stdout, r.violation) == (
+        "violation", 86, "", {"event": event, "detail": f"{path!r} is outside the sandbox directory"}), r
+
+
+def test_path_metadata_inside_the_sandbox_and_its_roots_still_answers_at_the_hook_level():
+    r = run_script("import os, json\nprint(os.statvfs('.').f_bsize > 0, os.pathconf('main.py', 'PC_NAME_MAX') > 0, os.statvfs(json.__file__).f_bsize > 0,\n"
+                   "      os.stat(path='main.py').st_size > 0, os.listxattr('main.py') == os.listxattr(path=json.__file__) == [])\n"
+                   "try: os.getxattr('main.py', 'user.cw')\nexcept OSError as e: print(e.errno)", FAST, isolation="hook")
+    assert (r.status, r.stdout) == ("ok", "True True True True True\n61\n"), r
+
+
+# What legitimately runs in the sandbox goes on with the empty account database: pytest (tmp_path under --basetemp),
+# getpass.getuser() failing as it does for an unknown uid, shutil.chown to a numeric id, disk usage of its folder.
+TINY_MODULE = {"tally.py": "def tally(xs):\n    return {x: xs.count(x) for x in xs}\n",
+               "test_tally.py": """import getpass, os, shutil, pytest
+from tally import tally
+def test_tally(): assert tally('abca') == {'a': 2, 'b': 1, 'c': 1}
+def test_tmp_path(tmp_path):
+    p = tmp_path / 'x.txt'; p.write_text('hi'); shutil.chown(p, os.getuid(), os.getgid())
+    assert (p.read_text(), shutil.disk_usage(tmp_path).total > 0) == ('hi', True)
+def test_unknown_user():
+    with pytest.raises((KeyError, OSError)): getpass.getuser()      # OSError from Python 3.13
+"""}
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_pytest_over_a_tiny_module_still_passes(level):
+    r = run_pytest(TINY_MODULE, limits=FAST, isolation=level)
+    assert (r.status, {k: r.data[k] for k in ("exit_code", "passed", "failed", "errors")}) == (
+        "ok", {"exit_code": 0, "passed": 3, "failed": 0, "errors": 0}), r
+
+
 @pytest.mark.parametrize("level", LEVELS)
 def test_relative_file_operations_inside_the_sandbox_are_allowed(level):
     "os.mkdir/remove/rename/rmdir report dir_fd=-1 when none is given: that is no descriptor to resolve."
