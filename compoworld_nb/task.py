@@ -11,7 +11,7 @@ from itertools import compress
 from operator import is_, not_
 from collections import OrderedDict
 from collections.abc import Mapping
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from .core import *
 from .service import Service, State, cow_view, commit_view, same_value
 from .compose import *
@@ -39,6 +39,13 @@ class Task(BaseModel):
     g_hash: str
     rubric: list[dict]
     meta: dict = Field(default_factory=dict)
+
+    @field_validator("id", "u")
+    @classmethod
+    def _not_blank(cls, v: str, info) -> str:
+        "A task file line with an empty id (tasks are keyed by it) or an empty instruction u (nothing to ask) is no task."
+        if not v.strip(): raise ValueError(f"the task {'id' if info.field_name == 'id' else 'instruction u'} is empty")
+        return v
 
     def to_jsonl(self) -> str: return canonical_json(self.model_dump(mode="json"))
     @property
