@@ -13,6 +13,7 @@ import numpy as np
 from tqdm.auto import tqdm
 from .core import *
 from .trajectory import Trajectory, save_jsonl
+from .walk import walk_settings
 from .task import Task
 from .author import default_library, generate_tasks, synthesis_summary
 from .library import load_library
@@ -477,6 +478,8 @@ def _cmd_tasks(a) -> dict:
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
     _check_walk(k, l_max, library)
     l_min = min(st["walk"]["l_min"], l_max)                          # as the demo does: a --l-max below the profile's shortest walk caps it
+    try: walk_settings(k=k[0], l_min=l_min, l_max=l_max, distractors=st["walk"]["distractors"])   # the walk's own checks, before any work
+    except ValueError as e: raise CliError(f"walk settings (--k/--l-max, settings.ini{f' --profile {a.profile}' if a.profile else ''} or COMPOWORLD_WALK_*): {e}") from None
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close(); plain_mode(tmp.name)
