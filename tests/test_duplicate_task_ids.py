@@ -8,7 +8,8 @@ import pytest
 import compoworld_nb.cli as cli
 from compoworld_nb.cli import main
 from compoworld_nb.evaluate import EvaluateError, load_tasks
-from conftest import LIB
+from compoworld_nb.author import default_library
+LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest import" resolves to tests/services/conftest.py in a whole-suite run
 
 
 def _dup_file(tmp_path, small_task):

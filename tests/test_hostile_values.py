@@ -10,7 +10,8 @@ from compoworld_nb.compose import joint_hash
 from compoworld_nb.harness import TaskEnvironment, decode_arguments, run_episode
 from compoworld_nb.service import check_arguments
 from compoworld_nb.trajectory import Trajectory, load_trajectories, save_jsonl
-from conftest import LIB
+from compoworld_nb.author import default_library
+LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest import" resolves to tests/services/conftest.py in a whole-suite run
 
 BIG = 10 ** 5000
 

@@ -7,7 +7,8 @@ import pytest
 from pydantic import ValidationError
 from compoworld_nb.evaluate import EvaluateError, load_tasks
 from compoworld_nb.task import Task
-from conftest import LIB
+from compoworld_nb.author import default_library
+LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest import" resolves to tests/services/conftest.py in a whole-suite run
 
 
 @pytest.mark.parametrize("field,value,needle", [("id", "", "id: Value error, the task id is empty"), ("id", "  ", "the task id is empty"),
