@@ -147,10 +147,13 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
                                 # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
     eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=24, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=2560,  # LoRA r=8 on all linear layers (2.4M trainable); ~10 CPU-s a
+    sft_steps=24, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=4096,  # LoRA r=8 on all linear layers (2.4M trainable); ~10 CPU-s a
                                 # step at 1024 tokens, ~25 at 2560. A K=2 discovering trajectory is 1,900-2,600 tokens: at 1024 only
                                 # its first four turns were trained, and the model then repeated its first call_tool (no turn after
-                                # a call result was ever in its loss); 2560 holds whole trajectories (`sft_turns_cut` counts the rest)
+                                # a call result was ever in its loss); at 2560, 69 turns of 23 rows (2,000-3,850 tokens) were still
+                                # cut; 4096 holds whole trajectories, recovery turns included (`turns_cut` counts the rest)
+    recovery=True,              # SFT rows also replay one wrong call (weight 0: not trained) and the reads that recover from its
+                                # error (`sft_data.recovering_reference`); after clean-only SFT the model repeated a failing call
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
     min_sft_rows=16,            # author extra SFT-only tasks until this many trajectories pass admission
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s)
@@ -223,7 +226,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     import dataclasses, torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
     from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
-    from compoworld_nb.sft_data import sft_trajectories, discovery_plan, revealing_reference
+    from compoworld_nb.sft_data import sft_trajectories, discovery_plan, revealing_reference, recovering_reference
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
@@ -241,7 +244,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
         by_id = {t.id: t for t in tasks}
         # SFT trajectories discover what they use and use only values they were shown (sft_data.admit_sft);
         # when too few training tasks pass, extra SFT-only tasks are authored (split "sft", never evaluated)
-        kept, sft_why = sft_trajectories(train, library, seed=seed)
+        recover = use_rc and rc["recovery"]   # also a replay that makes one wrong call (not trained) and recovers from its error
+        kept, sft_why = sft_trajectories(train, library, seed=seed, recovery=recover)
         extra, round_ = [], 0
         while len(kept) < (rc["min_sft_rows"] if use_rc else 1) and round_ < 3:
             round_ += 1
@@ -249,11 +253,13 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                                      n_distractors=n_dis)
             more = [t for t in more if t.id not in by_id]
             for t in more: t.meta["split"] = "sft"; by_id[t.id] = t
-            kk, why = sft_trajectories(more, library, seed=seed)
+            kk, why = sft_trajectories(more, library, seed=seed, recovery=recover)
             kept += kk; extra += more; sft_why = {r: sft_why[r] + why[r] for r in sft_why}
         all_tasks = tasks + extra
         save_jsonl(stage / "tasks.jsonl", all_tasks)
-        plan_len = max(len(discovery_plan(revealing_reference(t, library))) for t in tasks)   # reads that reveal ids included
+        refs = [revealing_reference(t, library) for t in tasks]
+        if recover: refs = [recovering_reference(t, library, r) for t, r in zip(tasks, refs)]
+        plan_len = max(len(discovery_plan(r)) for r in refs)   # reads that reveal ids (and a recovered wrong call) included
         max_steps = plan_len if use_rc else max(max_steps, plan_len + 4)  # the cap never cuts a discovering solution short
         tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
 
@@ -319,7 +325,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                "rejections_by_rule": rejected, "train_tasks": len(train), "heldout_tasks": len(held), "sft_only_tasks": len(extra),
                "group_size": N, "eval_group_size": eval_n, "eval_temperature": temp, "policies": pol,
                "sft": {"steps": sft_res["steps"], "rows": len(uniq), "refused": sft_why, "final_loss": (sft_res["losses"] or [None])[-1],
-                       "lora": cfg.lora, "max_length": cfg.max_length, "turns_cut": sft_res.get("turns_cut", 0)},
+                       "lora": cfg.lora, "max_length": cfg.max_length, "turns_cut": sft_res.get("turns_cut", 0),
+                       "recovery_rows": sum(any(m.get("weight") == 0 for m in t.messages) for t in uniq.values())},
                "grpo": {"steps": grpo_res["steps"], "reward_by_step": [h["reward_mean"] for h in grpo_res["history"]]},
                "timings_s": {k: round(v, 2) for k, v in clock.wall.items()},
                "cpu_seconds": {k: round(v, 2) for k, v in clock.cpu.items()}, "plots": plots}
@@ -364,7 +371,9 @@ def report_md(s: dict) -> str:
     if stops: lines += ["", f"Held-out episodes ended at a repeated identical call (`StopOnRepeat`, scored as they stood): {stops}."]
     sft = s["sft"]
     lines += ["", f"SFT{' (LoRA)' if sft.get('lora') else ''}: {sft['steps']} steps on {sft['rows']} verified trajectories that discover "
-              f"their tools and use only shown values (refused: {sft.get('refused', {})}), final loss {sft['final_loss']}; "
+              f"their tools and use only shown values (refused: {sft.get('refused', {})})"
+              + (f", {sft['recovery_rows']} of them recovering from a wrong call that is not trained" if sft.get("recovery_rows") else "")
+              + f", final loss {sft['final_loss']}; "
               f"assistant turns past max_length={sft.get('max_length')} (not trained): {sft.get('turns_cut', 0)}.",
               f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}.", "",
               "![reward curve](reward_curve.png)", "", "![criterion pass rates](criterion_pass_rates.png)", "",
