@@ -379,6 +379,10 @@ def _boot():
     write, _exit = os.write, os._exit
     sys.dont_write_bytecode = True
     import importlib, traceback, io
+    sys.path.insert(0, cfg["package_parent"])           # this package from the folder the parent runs it from, not from
+    try: importlib.import_module("compoworld_nb")       # whatever the child's own import path finds (another checkout's,
+    except Exception: pass                              # or none: at the namespace level only the read roots are there)
+    del sys.path[0]
     for m in cfg["preload"]:
         try: importlib.import_module(m)
         except Exception: pass
@@ -720,7 +724,7 @@ def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_r
         outs = tuple(open(Path(io_dir, n), "wb") for n in ("stdout", "stderr", "result"))
         fo, fe, fr = outs
         cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
-               "no_accounts": {k: list(v) for k, v in _NO_ACCOUNTS.items()},
+               "no_accounts": {k: list(v) for k, v in _NO_ACCOUNTS.items()}, "package_parent": os.path.dirname(_package_dirs()[0]),
                "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
                "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
                "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,

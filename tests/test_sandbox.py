@@ -178,6 +178,52 @@ def test_pytest_in_the_sandbox_reports_each_test():
     assert "assert 400 == 404" in r.data["tests"][1]["message"]
 
 
+# The three notebooks' first sandboxed imports of a compoworld_nb service (33_sandbox run_pytest, 33a_grading ServiceHost,
+# 34_synthesize check_draft), at both levels and with the default limits the notebooks use: at the namespace level the
+# child sees only its read roots, so a package folder missing from them (or unreadable there) shows up only here.
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_grader_runs_a_tiny_service_module_at_both_levels(level):
+    r = run_pytest({"shop.py": SVC, "test_shop.py": TESTS}, isolation=level)
+    assert r.isolation == isolation_level(level) and r.ok, r
+    assert (r.data["exit_code"], r.data["passed"], r.data["failed"], r.data["errors"]) == (1, 1, 1, 0), r
+    c = check_module({"shop.py": SVC, "test_shop.py": TESTS}, "shop", isolation=level)
+    assert c.ok and c.isolation == r.isolation and "error" not in c.data["describe"], c
+    assert [t["name"] for t in c.data["describe"]["tools"]] == ["add_item"]
+    assert (c.data["tests"]["exit_code"], c.data["tests"]["passed"], c.data["tests"]["failed"]) == (1, 1, 1)
+    assert c.data["tests"]["tests"][1]["message"] == "AssertionError: assert 400 == 404"
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_trusted_preload_succeeds_at_both_levels(level):
+    "The bootstrap swallows a failed preload; the modules it preloads must be there when the untrusted part starts."
+    probe = ("import sys\ndef test_preloaded():\n"
+             "    assert [m for m in ('pydantic', 'compoworld_nb.core', 'compoworld_nb.service') if m not in sys.modules] == []\n")
+    r = run_pytest({"test_pre.py": probe}, isolation=level)
+    assert r.ok and (r.data["exit_code"], r.data["passed"]) == (0, 1), r
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_child_runs_the_compoworld_nb_the_parent_runs(level, tmp_path):
+    """A parent that imports compoworld_nb from another folder than the venv's own install (a second checkout run with
+    the first one's venv): the child imports the parent's copy. Before, at the namespace level the child found no
+    compoworld_nb (its install's folder is not a read root): pytest 'ImportError while importing test module', the
+    ServiceHost 'stopped answering (it exited)'; at the hook level it ran the install's copy, not the parent's."""
+    import shutil, subprocess, json as _json
+    import compoworld_nb
+    shutil.copytree(os.path.dirname(compoworld_nb.__file__), tmp_path / "compoworld_nb", ignore=shutil.ignore_patterns("__pycache__"))
+    mine = str(tmp_path / "compoworld_nb" / "__init__.py")
+    probe = f"import compoworld_nb\ndef test_where(): assert compoworld_nb.__file__ == {mine!r}\n"
+    code = (f"import sys, json; sys.path.insert(0, {str(tmp_path)!r})\n"
+            "import compoworld_nb\nfrom compoworld_nb.sandbox import run_pytest, Limits\n"
+            f"import tests.test_sandbox as T\n"
+            f"r = run_pytest({{'shop.py': T.SVC, 'test_shop.py': T.TESTS, 'test_where.py': {probe!r}}}, isolation={level!r})\n"
+            "print(json.dumps([compoworld_nb.__file__, r.status, r.data and [r.data[k] for k in ('passed', 'failed', 'errors')]]))\n")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=120)
+    assert out.stdout.strip(), out.stderr[-3000:]
+    assert _json.loads(out.stdout.strip().splitlines()[-1]) == [mine, "ok", [2, 1, 0]], out.stdout[-3000:]
+
+
 def test_pytest_tmp_path_works_inside_the_sandbox():
     test = "def test_tmp(tmp_path):\n    (tmp_path / 'a.txt').write_text('1')\n    assert (tmp_path / 'a.txt').read_text() == '1'\n"
     r = run_pytest({"test_tmp.py": test}, limits=FAST)
