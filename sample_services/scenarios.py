@@ -327,6 +327,10 @@ def _ref(got: list) -> str:
                 if isinstance(v, (str, int)) and not isinstance(v, bool) and len(str(v)) >= 4: return str(v)
     raise AssertionError("the beat observed no reference")
 
+def _cite(p, say: str) -> str:
+    "`say` (a format string with one `{}`) filled with the reference the beat before left (`Play.prev`), for a write that does not need that beat, so the walk edge between them still carries a value; '' when there is no beat before."
+    return say.format(_ref(p.prev[0])) if p.prev else ""
+
 # --- the filler beat every shape ends with: 0-2 optional wrap-up visits (seeded), so L varies within a shape ----------
 FILLERS = (0, 1, 1, 2)     # how many wrap-up visits a task gets, drawn uniformly from this tuple (L = the shape's visits + that many)
 
@@ -390,7 +394,6 @@ def _play_orders(p, st: dict) -> None:
     subject = f"Your orders — case #{n}"
     log_t = beats_of(p.library[p.cast["log"]])["announce"].target(ctx)
     f = {}                                                   # what the beats observe, for the beats after them
-    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
 
     @p.beat("brief", at="brief")
     def _():                                                 # a colleague raises the case in a thread
@@ -436,7 +439,7 @@ def _play_orders(p, st: dict) -> None:
     def _():                                                 # one email to the customer
         m = p.visit("mail")
         done, summary = f["done"], f["summary"]
-        ref = cite(" Your case reference: {}.")
+        ref = _cite(p, " Your case reference: {}.")
         sels, got = _observed(ctx, m["notify"], people=[who], subject=subject, body=lambda g: f"Hi {g.first},\n\n{summary}.{ref}\n\nSorry for the trouble.")
         for x in done: p.require(sels[0], "contains", x["order"], f"the email to {who.name} covers order {x['order']}", rivals=[cust["keep"]])
         for x in done:
@@ -448,7 +451,7 @@ def _play_orders(p, st: dict) -> None:
     def _():                                                 # the case logged, citing the email
         lg = p.visit("log")
         done, mref = f["done"], f["mref"]
-        also = cite(" See also {}.") if p.order[-1] != "email" else ""
+        also = _cite(p, " See also {}.") if p.order[-1] != "email" else ""
         s, got = _observed(ctx, lg["announce"], log_t, case, f"{f['summary']}. Customer emailed (ref {mref}).{also}")
         for x in done: p.require(s, "contains", x["order"], f"the case log lists order {x['order']}", rivals=[cust["keep"]])
         p.require(s, "contains", mref, "the case log cites the email sent to the customer")
@@ -459,7 +462,7 @@ def _play_orders(p, st: dict) -> None:
     def _():                                                 # the reply in the thread: account id and the log entry
         back = p.visit("brief")
         uid, lref = f["uid"], f["lref"]
-        also = cite(" Case file closed: {}.") if p.order[-1] != "log" else ""
+        also = _cite(p, " Case file closed: {}.") if p.order[-1] != "log" else ""
         s, got = _observed(ctx, back["annotate"], title=thread, text=f"Done — account {uid}, logged at {lref}.{also}")
         p.require(s, "contains", uid, f"the reply in the thread gives the customer's account id ({uid})")
         p.require(s, "contains", lref, "the reply in the thread links the log entry")
@@ -469,7 +472,7 @@ def _play_orders(p, st: dict) -> None:
     def _():                                                 # the case file closed: the account id and what was done (and what the beat before did)
         cf = p.visit("case")
         uid = f["uid"]
-        s, got = _observed(ctx, cf["annotate"], title=case, text=f"Closed — account {uid}: {f['summary']}.{cite(' See {}.')}")
+        s, got = _observed(ctx, cf["annotate"], title=case, text=f"Closed — account {uid}: {f['summary']}.{_cite(p, ' See {}.')}")
         p.require(s, "contains", uid, f"the case file is closed with the customer's account id ({uid})")
         p.tail = (got, "the note that closes the case file")
 
@@ -519,7 +522,6 @@ def _play_restock(p, st: dict) -> None:
     subject = f"{st['thing']} #{n}: {cat}"
     ann_t = beats_of(p.library[p.cast["announce"]])["announce"].target(ctx)
     f = {}                                                   # what the beats observe, for the beats after them
-    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
 
     @p.beat("brief", at="brief")
     def _():                                                 # the request
@@ -560,7 +562,7 @@ def _play_restock(p, st: dict) -> None:
     def _():                                                 # the list posted (with what the beat before did, if anything)
         an = p.visit("announce")
         low = f["low"]
-        s, got = _observed(ctx, an["announce"], ann_t, title, "Restocking " + ", ".join(f"{x['name']} (+{add})" for x in low) + cite(" (see {})"))
+        s, got = _observed(ctx, an["announce"], ann_t, title, "Restocking " + ", ".join(f"{x['name']} (+{add})" for x in low) + _cite(p, " (see {})"))
         for x in low: p.require(s, "contains", x["name"], f"the posted list names {x['name']} ({x['stock']} in stock)")
         p.tail = (got, "the posted list")
 
@@ -569,7 +571,7 @@ def _play_restock(p, st: dict) -> None:
         m = p.visit("mail")
         low, high, total = f["low"], f["high"], f["total"]
         to, other = (approver, supplier) if len(low) >= big else (supplier, approver)
-        also = cite(" List: {}")
+        also = _cite(p, " List: {}")
         es, got = _observed(ctx, m["notify"], people=[to], subject=subject,
                             body=lambda g: f"Hi {g.first},\n\n{st['thing']} for {cat}: " + ", ".join(f"{x['name']} +{add}" for x in low) + f" ({total} units).{also}\n")
         cs = [p.require(es[0], "contains", x["name"], f"the email to {to.name} names {x['name']}" + ("" if i else f" ({'approval needed' if to is approver else 'no approval needed'})"),
@@ -583,7 +585,7 @@ def _play_restock(p, st: dict) -> None:
     def _():                                                 # the order recorded in the notes table, citing the email's thread, and in the insights memo (its id is new)
         p.visit("sqlite")
         thread, total, low = f["thread"], f["total"], f["low"]
-        also = cite(" List: {}.") if p.order[-1] != "email" else ""
+        also = _cite(p, " List: {}.") if p.order[-1] != "email" else ""
         ctx.call("write_query", query=f"INSERT INTO notes (topic, body, created_at) VALUES ({_lit(title)}, {_lit(f'{total} units of {cat} ordered; email thread {thread}.{also}')}, {_lit(EPOCH.strftime('%Y-%m-%dT%H:%M:%SZ'))})")
         got = ctx.call("append_insight", insight=f"{title}: {total} units of {cat} restocked ({len(low)} products).")
         f["nid"] = got["id"]
@@ -594,7 +596,7 @@ def _play_restock(p, st: dict) -> None:
     def _():                                                 # the answer in the thread
         back = p.visit("brief")
         nid = f["nid"]
-        also = cite(" List: {}.") if p.order[-1] != "notes" else ""
+        also = _cite(p, " List: {}.") if p.order[-1] != "notes" else ""
         s, got = _observed(ctx, back["annotate"], title=title, text=f"Done: {f['total']} units ordered, insight {nid}.{also}")
         p.require(s, "contains", nid, f"the reply in the thread gives the insight's id ({nid})")
         p.tail = (got, "the reply in the request's thread")
@@ -656,7 +658,6 @@ def _play_zones(p, st: dict) -> None:
     title, roster_t = f"{st['call']} #{n}", f"{st['call']} #{n}: {st['roster']}"
     roster_spot = _spot(p, "roster", roster_t)
     f = {}                                                   # what the beats observe, for the beats after them
-    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
 
     @p.beat("brief", at="brief")
     def _():                                                 # the request
@@ -698,7 +699,7 @@ def _play_zones(p, st: dict) -> None:
     def _():                                                 # one email each, with the attendee's local time and the invite link
         m = p.visit("mail")
         conv, link = f["conv"], f["link"]
-        also = cite(" (Noted on the roster: {}.)") if p.order[-1] != "book" else ""
+        also = _cite(p, " (Noted on the roster: {}.)") if p.order[-1] != "book" else ""
         es, got = _observed(ctx, m["notify"], people=invite, subject=title, body=lambda x: f"Hi {x.first},\n\n{title} is at {conv[(chosen, zone_of[x.email])]} your time ({zone_of[x.email]}). Invite: {link}{also}\n")
         for s in es:
             z = zone_of[s["person"].email]
@@ -714,7 +715,7 @@ def _play_zones(p, st: dict) -> None:
     @p.beat("reply", at="brief", after="emails")
     def _():                                                 # the thread told the invites are out
         back = p.visit("brief")
-        also = cite(" Roster updated: {}.") if p.order[-1] != "emails" else ""
+        also = _cite(p, " Roster updated: {}.") if p.order[-1] != "emails" else ""
         s, got = _observed(ctx, back["annotate"], title=title, text=f"Invites are out (email thread {f['mref']}).{also}")
         p.require(s, "contains", f["mref"], "the reply in the thread cites the invite emails")
         p.tail = (got, "the post in the request's thread")
@@ -723,7 +724,7 @@ def _play_zones(p, st: dict) -> None:
     def _():                                                 # the roster notes the booked time, with the invite link (and what the beat before did)
         ro = p.visit("roster")
         link = f["link"]
-        also = cite(" See {}.") if p.order[-1] != "book" else ""
+        also = _cite(p, " See {}.") if p.order[-1] != "book" else ""
         s, got = _observed(ctx, ro["annotate"], title=roster_t, text=f"Booked for {chosen} ({mine}): {link}.{also}")
         p.require(s, "contains", link, f"the roster notes the booking ({chosen}) with the invite link")
         p.tail = (got, "the booking note on the roster")
@@ -905,7 +906,6 @@ def _play_handover(p, st: dict) -> None:
     while day.weekday() >= 5: day += timedelta(days=1)
     subj = f"{st['thing']}: {comp.name}"
     f = {}                                                   # what the beats observe, for the beats after them
-    cite = lambda say: say.format(_ref(p.prev[0])) if p.prev else ""   # what the beat before did, for a write that does not need it
 
     @p.beat("brief", at="brief")
     def _():                                                 # the request
@@ -966,7 +966,7 @@ def _play_handover(p, st: dict) -> None:
     def _():                                                 # the thread gets the link
         back = p.visit("brief")
         link = f["link"]
-        also = cite(" Notes updated: {}.") if p.order[-1] != "call" else ""
+        also = _cite(p, " Notes updated: {}.") if p.order[-1] != "call" else ""
         s, got = _observed(ctx, back["annotate"], title=title, text=f"Handed over; call booked: {link}{also}")
         p.require(s, "contains", link, "the reply in the thread gives the invite link")
         p.tail = (got, "the reply in the request's thread")
@@ -975,7 +975,7 @@ def _play_handover(p, st: dict) -> None:
     def _():                                                 # the notes are marked done, with the invite link (and what the beat before did)
         hd = p.visit("handover")
         link = f["link"]
-        also = cite(" See {}.") if p.order[-1] != "call" else ""
+        also = _cite(p, " See {}.") if p.order[-1] != "call" else ""
         s, got = _observed(ctx, hd["annotate"], title=doc_t, text=f"Done — call booked: {link}.{also}")
         p.require(s, "contains", link, "the handover notes are marked done, with the invite link")
         p.tail = (got, "the note on the handover notes")
