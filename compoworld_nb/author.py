@@ -540,23 +540,23 @@ def difficulty_lines(tab: dict) -> list[str]:
 # %% ../nbs/12_author.ipynb #4808bfef
 def register_cli(subparsers) -> None:
     """Add `tasks-report` (`--tasks FILE.jsonl --out FILE.png [--json]`) to an argparse subparsers object. The parsed args carry
-    `func(args) -> dict` (the summary; ValueError naming a bad `--out`, `trajectory.JsonlError` naming a bad `--tasks` file and
+    `func(args) -> dict` (the summary; ValueError naming a bad `--out`, `task.TaskFileError` naming a bad `--tasks` file and
     line, both before any work) and `handler(args) -> exit status` for the command line (one line and status 2 on a bad value)."""
     p = subparsers.add_parser("tasks-report", help="difficulty report of a task set: tasks by K, L, domain, scenario, conditions and set size, with a plot")
     p.add_argument("--tasks", required=True, help="a tasks .jsonl file (as written by `compoworld tasks`)")
     p.add_argument("--out", required=True, help="where to write the PNG plot")
     p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
     def run(a) -> dict:
-        from compoworld_nb.trajectory import read_jsonl
+        from compoworld_nb.task import load_tasks
         out = _report_out(a.out)
-        tasks = read_jsonl(a.tasks, Task.model_validate_json, name="--tasks", what="tasks")   # the one JSONL reader: file and line named
         lib, _ = default_library()
+        tasks = load_tasks(a.tasks, lib)   # the one task-file reader: rubric, services, s0 and repeated ids checked, file and line named
         rep = difficulty_report(tasks, out, lib)
         return {k: v for k, v in rep.items() if k != "figure"}
     def handler(a) -> int:
         import json, sys
         try: res = run(a)
-        except ValueError as e:                       # JsonlError is a ValueError
+        except ValueError as e:                       # TaskFileError is a ValueError
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         print(json.dumps(res, sort_keys=True) if a.json else "\n".join([f"wrote {res['path']}: {res['n']} tasks", *difficulty_lines(res)]))
         return 0

@@ -709,16 +709,10 @@ def _cmd_sft(a, st, over, out: Path) -> dict:
 # %% ../nbs/18_cli.ipynb #5d310947
 def _cmd_grpo(a, st, over, out: Path) -> dict:
     from compoworld_nb.train import TrainConfig, grpo
-    tasks, seen = [], set()
-    for i, r in enumerate(_read_jsonl(a.tasks, "--tasks"), 1):
-        try: tasks.append(Task.model_validate(r))
-        except Exception as e: raise TrainArgError(f"--tasks {a.tasks!r} line {i} is not a task: {_why(e)}") from None
-        if tasks[-1].id in seen:   # as evaluate.load_tasks: the environment keys tasks by id, one would replace the other
-            raise TrainArgError(f"--tasks {a.tasks!r} line {i}: task id {tasks[-1].id!r} is already used by an earlier line (task ids must be unique)")
-        seen.add(tasks[-1].id)
+    from compoworld_nb.task import TaskFileError, load_tasks
     library, _ = default_library()
-    missing = sorted({s for t in tasks for s in t.services + t.distractors} - set(library))
-    if missing: raise TrainArgError(f"--tasks use services {missing} that are not in the library")
+    try: tasks = load_tasks(a.tasks, library)   # the one task-file reader: rubric, services, s0 and repeated ids checked, file and line named
+    except TaskFileError as e: raise TrainArgError(str(e)) from None
     if a.n is not None:
         if a.n < 2: raise TrainArgError(f"--n {a.n} must be >= 2 (GRPO advantages compare rollouts within a group)")
         over.update(num_generations=a.n, grpo_batch_size=a.n)

@@ -13,49 +13,19 @@ import numpy as np
 from pydantic import ValidationError
 from .core import *
 from .trajectory import Trajectory, save_jsonl, read_jsonl, JsonlError
-from .task import Task, materialize_s0
+from .task import Task, materialize_s0, TaskFileError, load_tasks   # the one task-file reader
 from . import rewards
 from .policies import HFPolicy, OpenAIPolicy, make_policy
 from .harness import rollout_group
 
 # %% auto #0
-__all__ = ['EvaluateError', 'load_tasks', 'task_domains', 'trajectory_score', 'trajectory_rows', 'evaluation_table',
-           'plot_tables', 'write_evaluation', 'policy_factory', 'evaluate_tasks', 'run_evaluation', 'register_cli']
+__all__ = ['EvaluateError', 'task_domains', 'trajectory_score', 'trajectory_rows', 'evaluation_table', 'plot_tables',
+           'write_evaluation', 'policy_factory', 'evaluate_tasks', 'run_evaluation', 'register_cli']
 
 # %% ../nbs/14_evaluate.ipynb #98625318
 class EvaluateError(ValueError):
     "A bad evaluation input (file, policy spec, count); the message names the value."
 
-def _task_problem(line: str, library: dict | None) -> tuple[Task | None, str | None]:
-    "`(task, None)` for a good JSONL row, else `(None, what is wrong)`: not a Task, a rubric that fails its schema or is empty, services missing from `library`, an s0 that does not materialise to its hash."
-    try: t = Task.model_validate_json(line)
-    except ValidationError as e:
-        x = e.errors()[0]
-        return None, f"{'.'.join(map(str, x['loc'])) or 'row'}: {x['msg']}"
-    try: r = t.v
-    except Exception as e: return None, f"rubric: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
-    if not r.criteria: return None, "rubric: no criteria (a task needs at least one to be scored)"
-    if library is not None:
-        miss = [s for s in t.services + t.distractors if s not in library]
-        if miss: return None, f"task {t.id!r} needs services {miss} that are not in the library"
-        try: materialize_s0(t, library)
-        except Exception as e: return None, f"task {t.id!r}: s0: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
-    return t, None
-
-# %% ../nbs/14_evaluate.ipynb #18247e6f
-def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Task]:
-    """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
-    and its s0 hash). EvaluateError naming the file, the line and what is wrong (and how many other lines are bad), a
-    file that is not UTF-8 text, or an empty file, or a task id used twice (tasks are keyed by id: one would replace the
-    other); a bad line is never skipped silently."""
-    seen = set()
-    def parse(line: str) -> Task:
-        t, why = _task_problem(line, library)
-        if why: raise ValueError(why)
-        if t.id in seen: raise ValueError(f"task id {t.id!r} is already used by an earlier line (task ids must be unique)")
-        seen.add(t.id); return t
-    try: return read_jsonl(path, parse, name="--tasks", what="tasks")      # the one JSONL reader (trajectory.read_jsonl)
-    except JsonlError as e: raise EvaluateError(str(e)) from None
 
 # %% ../nbs/14_evaluate.ipynb #078092d7
 def task_domains(task: Task, library: dict) -> list[str]:
@@ -183,9 +153,8 @@ def run_evaluation(tasks: str | os.PathLike, policy: str, n: int, out: str | os.
     if library is None:
         from compoworld_nb.author import default_library
         library = default_library()[0]
-    ts = load_tasks(tasks, library)
-    miss = sorted({s for t in ts for s in t.services + t.distractors if s not in library})
-    if miss: raise EvaluateError(f"--tasks {str(tasks)!r} needs services {miss} that are not in the library")
+    try: ts = load_tasks(tasks, library)                               # services and s0 checked, line named
+    except TaskFileError as e: raise EvaluateError(str(e)) from None
     factory = policy_factory(policy)
     stage = staging_dir(out, EvaluateError, overwrite, inputs=(tasks,))
     try:

@@ -177,7 +177,7 @@ def register_cli(subparsers):
     p.add_argument("--out", required=True, help="the dataset folder to write (load_dataset(DIR, 'tasks' | 'trajectories' | 'sft'))")
     p.add_argument("--json", action="store_true", help="print one JSON summary object as the last line")
     def handler(a) -> int:
-        from compoworld_nb.evaluate import EvaluateError, load_tasks
+        from compoworld_nb.task import TaskFileError, load_tasks   # the one task-file reader
         try:
             import datasets  # noqa: F401
         except ImportError:
@@ -189,7 +189,7 @@ def register_cli(subparsers):
             try: trs = load_trajectories(a.trajectories, empty_ok=False) if a.trajectories else []   # a file given and empty is a mistake
             except Exception as e: raise ValueError(f"--trajectories {a.trajectories!r}: {str(e).splitlines()[0]}") from None
             res = export_dataset(ts, trs, a.out)
-        except (EvaluateError, ValueError) as e:
+        except (TaskFileError, ValueError) as e:
             print(f"compoworld: error: {e}", file=sys.stderr); return 2
         print(json.dumps(res, sort_keys=True) if a.json else f"wrote {res['out']}: {res['tasks']} tasks, {res['trajectories']} trajectories, {res['sft']} SFT rows")
         return 0

@@ -100,16 +100,16 @@ class CompoWorldEnv(EnvClient[MetaAction, MetaObservation, EpisodeState]):
 def main(argv: list[str] | None = None) -> int:
     "`python -m compoworld_nb.openenv_env --tasks FILE [--host H] [--port P] [--max-concurrent N]`: serve the task set to OpenEnv clients; 2 for a bad value."
     from compoworld_nb.serve import ServeError, _library, _listen, _port, check_host
-    from compoworld_nb.evaluate import EvaluateError, load_tasks
+    from compoworld_nb.task import TaskFileError, load_tasks   # the one task-file reader
     p = argparse.ArgumentParser(prog="python -m compoworld_nb.openenv_env")
     p.add_argument("--tasks", required=True); p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=_port, default=8000); p.add_argument("--max-concurrent", type=int, default=16)
     a = p.parse_args(argv)
     try:
         check_host(a.host)
-        ts = load_tasks(a.tasks)
+        ts = load_tasks(a.tasks, _library(None))   # services and s0 checked, line named
         sock = _listen(a.host, a.port)
-    except (ServeError, EvaluateError) as e:
+    except (ServeError, TaskFileError) as e:
         print(f"compoworld: error: {e}", file=sys.stderr); return 2
     import asyncio, uvicorn
     server = uvicorn.Server(uvicorn.Config(openenv_app(ts, _library(None), a.max_concurrent), log_level="warning"))

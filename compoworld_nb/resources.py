@@ -147,14 +147,12 @@ def register_cli(subparsers) -> Callable:
     p.add_argument("--port", type=_port, default=8766, help="port (0 picks a free one; the URL is printed on stderr)")
     p.add_argument("--allow-remote", action="store_true", help="allow a non-loopback --host (the server has no authentication)")
     def handler(a) -> int:
-        from compoworld_nb.evaluate import EvaluateError, load_tasks
+        from compoworld_nb.task import TaskFileError, load_tasks   # the one task-file reader
         try:
             check_host(a.host, a.allow_remote)
-            try: ts = load_tasks(a.tasks)
-            except EvaluateError as e: raise ServeError(str(e)) from None
             lib = _library(None)
-            miss = sorted({s for t in ts for s in [*t.services, *t.distractors] if s not in lib})
-            if miss: raise ServeError(f"--tasks {a.tasks!r} needs services {miss} that are not in the library")
+            try: ts = load_tasks(a.tasks, lib)                      # services and s0 checked, line named
+            except TaskFileError as e: raise ServeError(str(e)) from None
             serve_resources(ResourcesServer(ts, lib), a.host, a.port, a.allow_remote,
                             ready=lambda u: print(f"compoworld: serving {len(ts)} tasks as a resources server at {u}", file=sys.stderr, flush=True))
         except ServeError as e:

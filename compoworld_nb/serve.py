@@ -359,9 +359,9 @@ def run_serve(services: str | None = None, seed: int = 0, transport: str = "stdi
 # %% ../nbs/42_serve.ipynb #306fb122
 def task_sessions(tasks: str, task_id: str | None = None, library: dict | None = None) -> TaskSessions:
     "`TaskSessions` for task `task_id` of the JSONL file `tasks` (the only task when it holds one); ServeError naming the file, id or missing service."
-    from compoworld_nb.evaluate import EvaluateError, load_tasks
+    from compoworld_nb.task import TaskFileError, load_tasks   # the one task-file reader
     try: ts = load_tasks(tasks)
-    except EvaluateError as e: raise ServeError(str(e)) from None
+    except TaskFileError as e: raise ServeError(str(e)) from None
     if task_id is None:
         if len(ts) > 1: raise ServeError(f"--tasks {tasks!r} holds {len(ts)} tasks: pick one with --task-id (e.g. {ts[0].id!r})")
         t = ts[0]

@@ -6,21 +6,22 @@ Docs: https://compoworld.github.io/compoworld_nb/task.html.md"""
 
 # %% ../nbs/09_task.ipynb #5ab237c2
 from __future__ import annotations
-import functools, typing
+import functools, os, typing
 from itertools import compress
 from operator import is_, not_
 from collections import OrderedDict
 from collections.abc import Mapping
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from .core import *
 from .service import Service, State, cow_view, commit_view, same_value
 from .compose import *
 from .walk import DependencyGraph
 from .rubric import Rubric
+from .trajectory import read_jsonl, JsonlError, _why
 
 # %% auto #0
 __all__ = ['Task', 'load_rubric', 'rubric_rows', 'record_model', 'apply_overrides', 'task_env', 'state_hash_cached',
-           'joint_hash_cached', 'materialize_s0', 'same_state', 'adopt_s0']
+           'joint_hash_cached', 'materialize_s0', 'same_state', 'adopt_s0', 'TaskFileError', 'load_tasks']
 
 # %% ../nbs/09_task.ipynb #75865069
 class Task(BaseModel):
@@ -187,3 +188,36 @@ def adopt_s0(task: Task, library: dict, states: dict) -> JointState:
     key = hit[2] if hit is not None and hit[0] is ov else (svcs, task.s0["seed"], canonical_json(ov))
     _S0_CACHE[key], _S0_CACHE[idkey] = out, (ov, out, key)
     return out
+
+# %% ../nbs/09_task.ipynb #bbcd39b4
+class TaskFileError(ValueError):
+    "A task file that cannot be read as tasks; the message names the file and, for a bad line, its number and what is wrong."
+
+def _task_problem(line: str, library: dict | None) -> tuple[Task | None, str | None]:
+    "`(task, None)` for a good JSONL row, else `(None, what is wrong)`: not a Task, a rubric that fails its schema or is empty, services missing from `library`, an s0 that does not materialise to its hash."
+    try: t = Task.model_validate_json(line)
+    except ValidationError as e: return None, _why(e)   # the one JSONL reader's one-line reason: 'not JSON (...)', 'field: message (and N more)'
+    try: r = t.v
+    except Exception as e: return None, f"rubric: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
+    if not r.criteria: return None, "rubric: no criteria (a task needs at least one to be scored)"
+    if library is not None:
+        miss = [s for s in t.services + t.distractors if s not in library]
+        if miss: return None, f"task {t.id!r} needs services {miss} that are not in the library"
+        try: materialize_s0(t, library)
+        except Exception as e: return None, f"task {t.id!r}: s0: {str(e).splitlines()[0][:200] if str(e) else type(e).__name__}"
+    return t, None
+
+# %% ../nbs/09_task.ipynb #e72c39b1
+def load_tasks(path: str | os.PathLike, library: dict | None = None) -> list[Task]:
+    """Tasks from a JSONL file (one Task JSON per line), each checked before any work (with `library`: also its services
+    and its s0 hash). TaskFileError naming the file, the line and what is wrong (and how many other lines are bad), a
+    file that is not UTF-8 text, or an empty file, or a task id used twice (tasks are keyed by id: one would replace the
+    other); a bad line is never skipped silently."""
+    seen = set()
+    def parse(line: str) -> Task:
+        t, why = _task_problem(line, library)
+        if why: raise ValueError(why)
+        if t.id in seen: raise ValueError(f"task id {t.id!r} is already used by an earlier line (task ids must be unique)")
+        seen.add(t.id); return t
+    try: return read_jsonl(path, parse, name="--tasks", what="tasks")      # the one JSONL reader (trajectory.read_jsonl)
+    except JsonlError as e: raise TaskFileError(str(e)) from None

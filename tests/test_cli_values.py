@@ -48,7 +48,8 @@ def test_tasks_report_names_a_bad_out_before_reading_anything(tmp_path, capsys, 
 
 
 def test_tasks_report_on_a_good_file(tmp_path, capsys, task_line):
-    f = tmp_path / "t.jsonl"; f.write_text(task_line + "\n" + task_line + "\n")
+    other = json.dumps({**json.loads(task_line), "id": "t_other"})   # two tasks: one id twice is a bad file (test_task_file_reader)
+    f = tmp_path / "t.jsonl"; f.write_text(task_line + "\n" + other + "\n")
     assert main(["tasks-report", "--tasks", str(f), "--out", str(tmp_path / "r.png"), "--json"]) == 0
     res = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert res["n"] == 2 and res["path"] == str(tmp_path / "r.png") and (tmp_path / "r.png").stat().st_size > 5000

@@ -7,7 +7,7 @@ import json
 import pytest
 import compoworld_nb.cli as cli
 from compoworld_nb.cli import main
-from compoworld_nb.evaluate import EvaluateError, load_tasks
+from compoworld_nb.task import TaskFileError, load_tasks
 from compoworld_nb.author import default_library
 LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest import" resolves to tests/services/conftest.py in a whole-suite run
 
@@ -21,7 +21,7 @@ def _dup_file(tmp_path, small_task):
 
 def test_load_tasks_names_the_line_that_repeats_an_id(tmp_path, small_task):
     f = _dup_file(tmp_path, small_task)
-    with pytest.raises(EvaluateError) as e: load_tasks(f, LIB)
+    with pytest.raises(TaskFileError) as e: load_tasks(f, LIB)
     assert str(e.value) == f"--tasks {str(f)!r} line 3: task id {small_task.id!r} is already used by an earlier line (task ids must be unique)"
 
 
@@ -33,5 +33,5 @@ def test_evaluate_and_train_grpo_refuse_a_repeated_task_id_in_one_line(tmp_path,
     model = tmp_path / "m"; model.mkdir(); (model / "config.json").write_text("{}")   # the tasks are read before the model loads
     rc = main(["train", "grpo", "--model", str(model), "--tasks", str(f), "--out", str(tmp_path / "o")])
     err = [l for l in capsys.readouterr().err.splitlines() if l.strip()]
-    assert rc == 2 and err == [f"compoworld: error: --tasks {str(f)!r} line 2: task id {small_task.id!r} is already used by an earlier line (task ids must be unique)"], err
+    assert rc == 2 and err == [f"compoworld: error: --tasks {str(f)!r} line 3: task id {small_task.id!r} is already used by an earlier line (task ids must be unique)"], err
     assert not (tmp_path / "o").exists()

@@ -5,7 +5,7 @@ the task table and named its rows). After: the Task contract refuses them, so ev
 import json
 import pytest
 from pydantic import ValidationError
-from compoworld_nb.evaluate import EvaluateError, load_tasks
+from compoworld_nb.task import TaskFileError, load_tasks
 from compoworld_nb.task import Task
 from compoworld_nb.author import default_library
 LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest import" resolves to tests/services/conftest.py in a whole-suite run
@@ -16,6 +16,6 @@ LIB, _ = default_library()   # tests/conftest.py builds the same; "from conftest
 def test_a_blank_id_or_instruction_is_no_task(tmp_path, small_task, field, value, needle):
     row = {**json.loads(small_task.model_dump_json()), field: value}
     f = tmp_path / "t.jsonl"; f.write_text(json.dumps(row) + "\n")
-    with pytest.raises(EvaluateError) as e: load_tasks(f, LIB)
+    with pytest.raises(TaskFileError) as e: load_tasks(f, LIB)
     assert f"line 1: {needle}" in str(e.value) or needle in str(e.value), str(e.value)
     with pytest.raises(ValidationError): Task(**row)

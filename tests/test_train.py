@@ -337,7 +337,7 @@ def test_train_cli_bad_values_exit_2_with_one_line(tiny, tmp_path):
         (["sft", "--model", str(tiny), "--data", str(rows), "--out", str(tmp_path / "o"), "--profile", "nope"],
          "--profile 'nope' is not a profile in settings.ini"),
         (["grpo", "--model", str(tiny), "--tasks", str(rows), "--out", str(tmp_path / "o"), "--n", "1"],
-         f"--tasks {str(rows)!r} line 1 is not a task: id: Field required (and 11 more)"),
+         f"--tasks {str(rows)!r} line 1: id: Field required (and 11 more) (7 more bad lines)"),
         (["sft", "--model", "tiny", "--data", str(rows), "--out", str(tmp_path / "o"), "--hidden", "100"],
          "--hidden 100 must be a multiple of 16 (the tiny model's head width)"),
         (["grpo", "--model", str(tiny), "--tasks", str(rows), "--out", str(tmp_path / "o"), "--backend", "tpu"],
