@@ -130,6 +130,7 @@ def _obs(self, name: str, args: dict) -> str:
     "The recorded step's observation as a model reads it: `shown_observation` within `obs_chars`."
     return shown_observation(self._step(name, args), self.obs_chars)
 
+# %% ../nbs/13_harness.ipynb #97c19f8d
 @patch_to(TaskEnvironment)
 def list_services(self) -> str:
     """List the services available in this workspace.
@@ -139,6 +140,7 @@ def list_services(self) -> str:
     """
     return self._obs("list_services", {})
 
+# %% ../nbs/13_harness.ipynb #a9c94c8f
 @patch_to(TaskEnvironment)
 def list_tools(self, service: str) -> str:
     """List the tools of one service, one line each.
@@ -151,6 +153,7 @@ def list_tools(self, service: str) -> str:
     """
     return self._obs("list_tools", {"service": service})
 
+# %% ../nbs/13_harness.ipynb #b4240b01
 @patch_to(TaskEnvironment)
 def describe_tool(self, tool: str) -> str:
     """Show the argument schema of one tool.
@@ -163,6 +166,7 @@ def describe_tool(self, tool: str) -> str:
     """
     return self._obs("describe_tool", {"tool": tool})
 
+# %% ../nbs/13_harness.ipynb #24424dfb
 @patch_to(TaskEnvironment)
 def call_tool(self, tool: str, arguments: dict | None = None) -> str:
     """Call one tool with its arguments.
@@ -188,6 +192,7 @@ def _json_type(hint, where: str) -> dict:
     if t is None: raise TypeError(f"{where}: no JSON type for {hint!r}")
     return {"type": t}
 
+# %% ../nbs/13_harness.ipynb #e54107ce
 def tool_schema(fn: Callable) -> dict:
     """The OpenAI function schema of `fn` from its signature and Google-style docstring (summary, `Args:`, `Returns:`),
     written as TRL writes it for GRPO prompts (`transformers.utils.get_json_schema`; tests/test_meta_tool_schemas.py
@@ -210,6 +215,7 @@ def tool_schema(fn: Callable) -> dict:
         out["return"] = {**_json_type(hints["return"], f"{where} return"), **({"description": " ".join(sec["Returns"].split())} if "Returns" in sec else {})}
     return {"type": "function", "function": out}
 
+# %% ../nbs/13_harness.ipynb #2d454581
 def meta_tool_schemas(env_cls: type = TaskEnvironment) -> list[dict]:
     "OpenAI function schemas of the environment's tools (`tool_schema` of each public method but `reset`/`get_reward`, in name order, as TRL lists them)."
     probe = env_cls.__new__(env_cls)   # bound methods, as TRL sees them on an instance (no episode is started)
@@ -225,6 +231,7 @@ def _joint_hash(self) -> str:
     if self._hashed[0] is not self.js: self._hashed = (self.js, joint_hash(self.js))
     return self._hashed[1]
 
+# %% ../nbs/13_harness.ipynb #3459d221
 @patch_to(TaskEnvironment)
 def _dispatch(self, name: str, arguments: Any) -> dict:
     "Run meta-tool `name` with decoded `arguments` (a dict; anything else is a 400), checked against its `META_TOOLS` schema. Never raises."
@@ -243,6 +250,7 @@ def _dispatch(self, name: str, arguments: Any) -> dict:
             return err(400, f"{name}: argument {k!r} must be a string, got {short_repr(arguments[k], 60)}", k)
     return getattr(self, f"_{name}")(**arguments)
 
+# %% ../nbs/13_harness.ipynb #48f311e0
 @patch_to(TaskEnvironment)
 def _record(self, call: dict, observation: dict, simulated: bool = False, latency: float = 0.0) -> None:
     """Append a trajectory step (also for a call rejected before dispatch, e.g. arguments that are not JSON). A refused
@@ -253,6 +261,7 @@ def _record(self, call: dict, observation: dict, simulated: bool = False, latenc
     self.steps.append(TrajectoryStep(call=call, observation=observation, state_hash=self._joint_hash(),
                                      simulated=simulated, latency=latency))
 
+# %% ../nbs/13_harness.ipynb #83b54072
 @patch_to(TaskEnvironment)
 def _step(self, name: str, arguments: Any, latency: float = 0.0) -> dict:
     "Dispatch and record one step (call, observation, joint-state hash after it); the observation as a dict. Never raises."
@@ -302,6 +311,7 @@ def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
         except ValueError: return None, err(400, f"function-call arguments are not JSON: {raw[:80]!r}", "arguments")
     return raw, None
 
+# %% ../nbs/13_harness.ipynb #df898c20
 def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_steps: int = 24,
                 s0: JointState | None = None, obs_chars: int = 600) -> Trajectory:
     "One rollout ρ of `policy` on `task` from (a copy of) s0; returns the scored trajectory."
