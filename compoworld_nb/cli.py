@@ -182,6 +182,7 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
     budget and, given for `tiny`, puts the tiny model on that same budget (full weights instead of LoRA): what
     `benchmarks/bench_learning.py` compares. Raises CliError for bad values (nothing is written then)."""
     t_start = time.perf_counter()
+    given_k, given_l = bool(k), l_max is not None
     st = _profile_settings(profile)
     library, world = default_library()
     mark_quarantined(library)  # tools quarantined by `compoworld verify-services` are never authored
@@ -201,6 +202,9 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
     l_max = l_max if l_max is not None else (max(rc["l_max"], k[1] + 1) if use_rc else max(st["walk"]["l_max"], k[1] + 1))
     _check_walk(k, l_max, library)
     if k[0] < 2: raise CliError(f"--k {k[0]} must be at least 2")
+    _walk_settings(profile, {"k": "--k" if given_k else "the demo's K", "l_max": "--l-max" if given_l else use_rc and "the recipe's l_max",
+                             "distractors": use_rc and "the recipe's distractors"},   # the walk's own checks, before any work (as `tasks`)
+                   k=k[0], l_min=min(st["walk"]["l_min"], l_max), l_max=l_max, distractors=rc["distractors"] if use_rc else st["walk"]["distractors"])
     if n_tasks < 1 or n_heldout < 1: raise CliError(f"--tasks {n_tasks} and --heldout {n_heldout} must be >= 1")
     stage = staging_dir(out, CliError, overwrite)
     try:
@@ -411,10 +415,31 @@ class _Parser(argparse.ArgumentParser):
         if why: self.error(why)
         return ns, rest
 
-def _profile_settings(profile: str) -> dict:
-    "`load_settings(profile)`; CliError naming an unknown profile or a bad settings value."
+def _profile_settings(profile: str | None) -> dict:
+    "`load_settings(profile)`; CliError naming an unknown profile, or a bad settings value where it came from (`SettingsError` names its COMPOWORLD_* variable, settings.ini or the profile's section)."
     try: return load_settings(profile)
-    except (KeyError, ValueError) as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
+    except KeyError as e: raise CliError(f"--profile {profile!r}: {e.args[0] if e.args else e}") from None
+    except ValueError as e: raise CliError(str(e.args[0] if e.args else e)) from None
+
+def _setting_source(sec: str, key: str, profile: str | None) -> str:
+    "Where the value of `sec.key` came from: its COMPOWORLD_* variable (with the value), the profile's section, settings.ini, or the built-in default."
+    var = f"COMPOWORLD_{sec.upper()}_{key.upper()}"
+    if var in os.environ: return f"{var}={os.environ[var]}"
+    base = load_settings(None, env={})[sec].get(key)
+    if profile is not None and load_settings(profile, env={})[sec].get(key) != base: return f"settings.ini [profile:{profile}] {sec}.{key}"
+    return f"settings.ini {sec}.{key}" if base != DEFAULTS.get(sec, {}).get(key) else f"default {sec}.{key}"
+
+def _walk_settings(profile: str | None, flags: dict, **values) -> dict:
+    """`walk.walk_settings(**values)`, the walk's own checks, before any work; CliError naming where each value at fault came
+    from: its flag (`flags`, e.g. `{'k': '--k'}`), else its COMPOWORLD_WALK_* variable, the profile or settings.ini. A value
+    is at fault when putting the built-in default in its place passes the checks (all of them when no single one does)."""
+    try: return walk_settings(**values)
+    except ValueError as e:
+        def passes(k):
+            try: walk_settings(**{**values, k: DEFAULTS["walk"][k]}); return True
+            except ValueError: return False
+        keys = [k for k in values if passes(k)] or list(values)
+        raise CliError(f"walk settings ({', '.join(flags.get(k) or _setting_source('walk', k, profile) for k in keys)}): {e}") from None
 
 # %% ../nbs/18_cli.ipynb #3358f7a3
 MAX_TASKS = MAX_COUNT  # tasks one `compoworld tasks` run authors: past it a typo (e.g. --n 1e23) would run for years
@@ -490,8 +515,8 @@ def _cmd_tasks(a) -> dict:
     l_max = a.l_max if a.l_max is not None else max(st["walk"]["l_max"], k[1] + 1)
     _check_walk(k, l_max, library)
     l_min = min(st["walk"]["l_min"], l_max)                          # as the demo does: a --l-max below the profile's shortest walk caps it
-    try: walk_settings(k=k[0], l_min=l_min, l_max=l_max, distractors=st["walk"]["distractors"])   # the walk's own checks, before any work
-    except ValueError as e: raise CliError(f"walk settings (--k/--l-max, settings.ini{f' --profile {a.profile}' if a.profile else ''} or COMPOWORLD_WALK_*): {e}") from None
+    _walk_settings(a.profile, {"k": a.k and "--k", "l_max": a.l_max is not None and "--l-max"},   # the walk's own checks, before any work
+                   k=k[0], l_min=l_min, l_max=l_max, distractors=st["walk"]["distractors"])
     if not 1 <= a.n <= MAX_TASKS: raise CliError(f"--n {a.n} must be between 1 and {MAX_TASKS:,} (tasks per run)")
     out = Path(a.out).expanduser().absolute()
     try: out.parent.mkdir(parents=True, exist_ok=True); tmp = tempfile.NamedTemporaryFile("w", dir=out.parent, prefix=f".{out.name}.", delete=False); tmp.close(); plain_mode(tmp.name)
