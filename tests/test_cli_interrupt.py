@@ -10,10 +10,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 
 
+# The child as a terminal's foreground job gets it: SIGINT at its default. A shell running the suite in the background
+# (`cmd &`, as CI wrappers may) starts children with SIGINT ignored, and Python then never raises KeyboardInterrupt.
+_CHILD = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from compoworld_nb.cli import main; sys.exit(main())"
+
 @pytest.mark.parametrize("sig,rc,name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
 def test_an_interrupted_tasks_run_leaves_nothing_and_says_so_in_one_line(tmp_path, sig, rc, name):
     out = tmp_path / "t.jsonl"
-    p = subprocess.Popen([sys.executable, "-c", "import sys; from compoworld_nb.cli import main; sys.exit(main())",
+    p = subprocess.Popen([sys.executable, "-c", _CHILD,
                           "tasks", "--out", str(out), "--n", "200"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     t0 = time.monotonic()
     while not list(tmp_path.iterdir()) and p.poll() is None and time.monotonic() - t0 < 300: time.sleep(0.05)

@@ -4,13 +4,13 @@ from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.admission import admission_errors
 
 
-def test_author_avoids_and_admission_rejects_a_quarantined_tool(task):
+def test_author_avoids_and_admission_rejects_a_quarantined_tool(task, monkeypatch):
     lib, world = default_library()
     assert admission_errors(task, lib) == []
     used = Counter(c["tool"] for c in task.reference)
     name = used.most_common(1)[0][0]                       # the tool this task calls most
     svc, _, tool = name.partition(".")
-    lib[svc].tools[tool].quarantined = "uncaught KeyError on an empty id"
+    monkeypatch.setattr(lib[svc].tools[tool], "quarantined", "uncaught KeyError on an empty id")   # default_library's services are shared: undone after the test
     errs = admission_errors(task, lib)
     assert [e for e in errs if e.startswith("tools_verified: ")] == [
         f"tools_verified: reference call {i} uses {name}, quarantined: uncaught KeyError on an empty id"
