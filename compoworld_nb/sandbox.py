@@ -74,7 +74,7 @@ _DENY_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.fork", "os.forkp
                 "compoworld.sandbox.blocked")
 _DENY_PREFIXES = ("socket.", "ctypes.", "winreg.", "ftplib.", "smtplib.", "poplib.", "imaplib.", "nntplib.", "telnetlib.", "http.client.")
 # Modules whose import (when not already loaded by the trusted bootstrap) stops the run (`grp` and `spwd` are loaded and
-# stubbed by the bootstrap: a fresh copy would bring back what `_NO_ACCOUNTS` replaces).
+# stubbed by the bootstrap: a fresh copy would bring back what `_HOST_IDENTITY` replaces).
 _DENY_IMPORTS = ("ctypes", "_ctypes", "_posixsubprocess", "pty", "_testcapi", "_testinternalcapi", "_testmultiphase", "_testsinglephase",
                  "_xxsubinterpreters", "_xxinterpchannels", "_interpreters", "_interpchannels", "cffi", "_cffi_backend", "mmap",
                  "grp", "spwd")
@@ -92,13 +92,18 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
                           "chroot", "setuid", "setgid", "seteuid", "setegid", "setreuid", "setregid", "setresuid", "setresgid",
                           "setgroups", "initgroups"),
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
-# The host's user and group database, which libc reads (/etc/passwd, /etc/group, /etc/shadow) without an audit event:
-# the bootstrap replaces these functions, wherever a loaded module refers to them, by stubs that answer as an empty
-# database does, which is what the namespace level's file system (no /etc) gives: listings empty, lookups KeyError
-# (getspnam FileNotFoundError), getgrouplist(user, group) only [group], getlogin OSError(ENXIO). Not a violation:
-# library code that meets an unknown user copes with these answers (getpass.getuser, tarfile, shutil.chown, expanduser).
-_NO_ACCOUNTS = {"pwd": ("getpwuid", "getpwnam", "getpwall"), "grp": ("getgrgid", "getgrnam", "getgrall"),
-                "spwd": ("getspnam", "getspall"), "posix": ("getgrouplist", "getlogin")}
+# The host's identity, which these functions read without an audit event: its user and group database (libc reads
+# /etc/passwd, /etc/group, /etc/shadow), its name and kernel (uname), the host user's supplementary groups, the host's
+# load, and other processes' existence, sessions and niceness (getpriority, getpgid, getsid of another pid). The
+# bootstrap replaces them, wherever a loaded module refers to them, by stubs that answer as a sandbox that sees only
+# itself does: as an empty database (what the namespace level's file system, no /etc, gives): listings empty, lookups
+# KeyError (getspnam FileNotFoundError), getgrouplist(user, group) only [group], getlogin OSError(ENXIO); uname
+# (sysname, "sandbox", "", "", machine); getgroups []; getloadavg OSError; for a pid other than 0 or the child's own
+# ProcessLookupError(ESRCH), as in a PID namespace; for its own, its pid (it leads its own session) and its niceness.
+# Not a violation: library code copes with these answers (getpass.getuser, tarfile, shutil.chown, platform.uname).
+_HOST_IDENTITY = {"pwd": ("getpwuid", "getpwnam", "getpwall"), "grp": ("getgrgid", "getgrnam", "getgrall"),
+                  "spwd": ("getspnam", "getspall"),
+                  "posix": ("getgrouplist", "getlogin", "uname", "getgroups", "getloadavg", "getpriority", "getpgid", "getsid")}
 
 # %% ../nbs/33_sandbox.ipynb #b9a1f057
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
@@ -155,33 +160,44 @@ def _swap_everywhere(real):
                 d[k] = type(v)(real[id(x)][1] if id(x) in real and real[id(x)][0] is x else x for x in v)
     real.clear()
 
-def _no_account_fn(name):
-    # the answer of an empty user/group database, as libc gives it where /etc/passwd, /etc/group, /etc/shadow are absent
+def _host_identity_fn(name):
+    # the answer of an empty user/group database, as libc gives it where /etc/passwd, /etc/group, /etc/shadow are absent,
+    # and of a host that shows the child only itself; the stub holds no function it replaces (a closure can be read)
+    from operator import index
     def listing(): return []
-    def by_id(i): raise KeyError(what + "(): " + kind + " not found: %d" % i.__index__())
+    def by_id(i): raise KeyError(what + "(): " + kind + " not found: %d" % index(i))
     def by_name(n):
         if type(n) is not str: raise TypeError(what + "() argument must be str, not " + type(n).__name__)
         raise KeyError(what + "(): name not found: " + repr(n))
     def shadow(n): raise FileNotFoundError(2, "No such file or directory")
     def grouplist(user, group):
         if type(user) is not str: raise TypeError("getgrouplist() argument 1 must be str, not " + type(user).__name__)
-        return [group.__index__()]
+        return [index(group)]
     def login(): raise OSError(6, "No such device or address")
+    def uname(): return uname_t((sysname, "sandbox", "", "", machine))
+    def load(): raise OSError("Load averages are unobtainable")
+    def own(pid):
+        if index(pid) not in (0, getpid()): raise ProcessLookupError(3, "No such process")
+    def session(pid): own(pid); return getpid()       # the child leads its own session and process group
+    def priority(which, who): index(which); own(who); return nice(0)
     what = name.rsplit(".", 1)[-1]
     kind = "uid" if what == "getpwuid" else "gid"
+    u = os.uname()                                    # called before any stub is in place: only its strings are kept
+    uname_t, sysname, machine, getpid, nice = type(u), u.sysname, u.machine, os.getpid, os.nice
     f = {"getpwall": listing, "getgrall": listing, "getspall": listing, "getpwuid": by_id, "getgrgid": by_id, "getpwnam": by_name,
-         "getgrnam": by_name, "getspnam": shadow, "getgrouplist": grouplist, "getlogin": login}[what]
+         "getgrnam": by_name, "getspnam": shadow, "getgrouplist": grouplist, "getlogin": login, "uname": uname, "getgroups": listing,
+         "getloadavg": load, "getpriority": priority, "getpgid": session, "getsid": session}[what]
     f.__name__ = f.__qualname__ = what
     return f
 
-def _scrub_funcs(spec, accounts={}):
+def _scrub_funcs(spec, identity={}):
     # Replace each listed function, in every loaded module's namespace and in the sets a module holds (os.supports_fd
     # and the like), by a stub; load every built-in module first, since `_imp.create_builtin` is among those replaced,
-    # and the account modules (`grp`, `spwd` are extension modules), whose functions get the empty-database stubs.
+    # and the account modules (`grp`, `spwd` are extension modules), whose functions get the host-identity stubs.
     for name in sys.builtin_module_names:
         if name not in sys.modules and name != "xxsubtype": __import__(name)
     import warnings
-    for name in accounts:
+    for name in identity:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")                 # spwd is deprecated in 3.11 and 3.12, gone in 3.13
             try: __import__(name)
@@ -192,11 +208,11 @@ def _scrub_funcs(spec, accounts={}):
         for n in names:
             f = getattr(mod, n, None)
             if f is not None: real[id(f)] = (f, _blocked_fn(modname + "." + n))
-    for modname, names in accounts.items():
+    for modname, names in identity.items():
         mod = sys.modules.get(modname)
         for n in names:
             f = getattr(mod, n, None)
-            if f is not None: real[id(f)] = (f, _no_account_fn(modname + "." + n))
+            if f is not None: real[id(f)] = (f, _host_identity_fn(modname + "." + n))
     _swap_everywhere(real)
 '''
 
@@ -389,7 +405,7 @@ def _boot():
     if cfg["action"]["kind"] == "pytest":
         import pytest, _pytest.capture, _pytest.tmpdir, _pytest.junitxml, _pytest.runner, _pytest.python, _pytest.assertion.rewrite
     _scrub(cfg["scrub"])
-    _scrub_funcs(cfg["scrub_funcs"], cfg["no_accounts"])
+    _scrub_funcs(cfg["scrub_funcs"], cfg["host_identity"])
     _arm(cfg)
     # -- the untrusted part
     act = cfg["action"]
@@ -724,7 +740,7 @@ def _launch(files: dict, action: dict, lim: Limits, isolation: str, extra_read_r
         outs = tuple(open(Path(io_dir, n), "wb") for n in ("stdout", "stderr", "result"))
         fo, fe, fr = outs
         cfg = {"root": sb, "result_fd": fr.fileno(), "action": action, "meta_funcs": list(_META_FUNCS), "preload": list(_PRELOAD[action["kind"]]), "scrub": list(_SCRUB), "scrub_funcs": {k: list(v) for k, v in _SCRUB_FUNCS.items()},
-               "no_accounts": {k: list(v) for k, v in _NO_ACCOUNTS.items()}, "package_parent": os.path.dirname(_package_dirs()[0]),
+               "host_identity": {k: list(v) for k, v in _HOST_IDENTITY.items()}, "package_parent": os.path.dirname(_package_dirs()[0]),
                "read_roots": roots, "read_files": ["/dev/null", "/dev/urandom", "/dev/random", "/dev/zero"],
                "write_files": ["/dev/null"], "deny_events": list(_DENY_EVENTS), "deny_prefixes": list(_DENY_PREFIXES),
                "deny_imports": list(_DENY_IMPORTS), "mark": _MARK, "violation_exit": VIOLATION_EXIT,

@@ -386,6 +386,34 @@ def test_the_namespace_level_alone_gives_the_same_account_answers(tmp_path):
     assert (r.returncode, r.stdout.splitlines()) == (0, account_answers(65534)), r.stderr
 
 
+# The host's identity beyond its account database: os.uname (host name, kernel release), os.getgroups (the host
+# user's supplementary groups), os.getloadavg (what the host's other users do) and, for another process, os.getpriority,
+# os.getpgid and os.getsid (which host processes exist, their sessions, their niceness) raise no audit event. At the
+# hook level they answer from the same table as the account database (_HOST_IDENTITY), as a sandbox that sees only
+# itself would: a neutral uname, no supplementary groups, no load averages, and ESRCH for every process but the child
+# (which leads its own session). Not a violation: platform.system() and the like go on working.
+IDENTITY_PROBE = """import os, platform
+def t(f, *a):
+    try: return repr(f(*a))
+    except Exception as e: return type(e).__name__ + ' ' + str(getattr(e, 'errno', ''))
+me = os.getpid()
+print(tuple(os.uname()), platform.system(), platform.node())
+print(t(os.getgroups), t(os.getloadavg))
+print(t(os.getpriority, os.PRIO_PROCESS, 0) == repr(os.nice(0)), t(os.getpriority, os.PRIO_PROCESS, me) == repr(os.nice(0)),
+      t(os.getpriority, os.PRIO_PROCESS, 1), t(os.getpriority, os.PRIO_USER, 1))
+print(t(os.getpgid, 0) == repr(me), t(os.getpgid, me) == repr(me), t(os.getpgid, 1), t(os.getsid, 0) == repr(me), t(os.getsid, 1))
+print(t(__import__('pos' + 'ix').uname) == t(os.uname), t(os.getpgid, 'x'))
+"""
+
+def test_host_identity_reads_as_a_sandbox_that_sees_only_itself_at_the_hook_level():
+    r = run_script(IDENTITY_PROBE, FAST, isolation="hook")
+    machine = os.uname().machine
+    assert (r.status, r.violation, r.stdout.splitlines()) == ("ok", None, [
+        f"('Linux', 'sandbox', '', '', {machine!r}) Linux sandbox", "[] OSError None",
+        "True True ProcessLookupError 3 ProcessLookupError 3",
+        "True True ProcessLookupError 3 True ProcessLookupError 3", "True TypeError "]), r
+
+
 @pytest.mark.parametrize("code,detail", [
     ("import sys, grp\ndel sys.modules['grp']\nimport grp", "grp"),                # a fresh copy would bring libc's getgrall back
     ("import sys, warnings\nwarnings.simplefilter('ignore')\nimport spwd\ndel sys.modules['spwd']\nimport spwd", "spwd"),
