@@ -423,6 +423,7 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
     with gc_paced():
         for _ in range(max_attempts or 10 * n):
             if len(tasks) >= n: break
+            check_stop()                                   # a signal whose KeyboardInterrupt a finalizer swallowed
             attempts += 1
             ts, kk, ws = rng.randrange(2**31), rng.randint(*ks), wseeds[rng.randrange(worlds)]
             chain = domain is not None or kk not in by_k or random.Random(f"chain:{ts}").random() < chain_share

@@ -526,7 +526,7 @@ def _cmd_tasks(a) -> dict:
         except (ValueError, ImportError) as e: raise CliError(str(e)) from None
         with ex: tasks, rej = synthesize_tasks(a.n, a.seed, ex, library="default", k=k,
                                                l_min=l_min, l_max=l_max, n_distractors=st["walk"]["distractors"])
-        save_jsonl(tmp.name, tasks); os.replace(tmp.name, out)
+        save_jsonl(tmp.name, tasks); check_stop(); os.replace(tmp.name, out)
     finally:
         if os.path.exists(tmp.name): os.unlink(tmp.name)
     return {"out": str(out), **synthesis_summary(tasks, rej)}
@@ -549,21 +549,32 @@ def _cmd_services(a) -> dict:
 
 # %% ../nbs/18_cli.ipynb #998f9707
 def _interruptible(run: Callable[[], int]) -> int:
-    """`run()` with SIGTERM raised as KeyboardInterrupt in this process, so every command's cleanup runs (staging folders,
-    temp files), and an interruption ending as one stderr line and status 130 (Ctrl-C) or 143 (SIGTERM)."""
+    """`run()` with SIGTERM (and Ctrl-C, unless SIGINT is ignored) raised as KeyboardInterrupt in this process, so every
+    command's cleanup runs (staging folders, temp files), and an interruption ending as one stderr line and status 130
+    (Ctrl-C) or 143 (SIGTERM). The handler also notes the signal (`request_stop`): a KeyboardInterrupt that Python swallows
+    (raised inside a finalizer) is raised again by the next `check_stop()` of a long loop, or when `run()` returns."""
     import signal, threading
     if threading.current_thread() is not threading.main_thread(): return run()
-    pid, got = os.getpid(), []
+    pid = os.getpid()
     def term(signum, frame):
         if os.getpid() != pid: signal.signal(signum, signal.SIG_DFL); os.kill(os.getpid(), signum); return   # a forked worker ends as before
-        got.append(signum); raise KeyboardInterrupt
+        request_stop(signum); raise KeyboardInterrupt
+    clear_stop()
     prev = signal.signal(signal.SIGTERM, term)
-    try: return run()
+    prev_int = signal.getsignal(signal.SIGINT)
+    if prev_int is signal.default_int_handler: signal.signal(signal.SIGINT, term)   # an ignored SIGINT stays ignored
+    try:
+        rc = run()
+        check_stop()                                       # a swallowed signal after the last loop's check
+        return rc
     except KeyboardInterrupt:
-        print(f"compoworld: interrupted by {'SIGTERM' if got else 'Ctrl-C'}; unfinished outputs were removed", file=sys.stderr)
-        return 143 if got else 130
+        term_ = stop_requested() == signal.SIGTERM
+        print(f"compoworld: interrupted by {'SIGTERM' if term_ else 'Ctrl-C'}; unfinished outputs were removed", file=sys.stderr)
+        return 143 if term_ else 130
     finally:
         if prev is not None: signal.signal(signal.SIGTERM, prev)
+        if prev_int is signal.default_int_handler: signal.signal(signal.SIGINT, prev_int)
+        clear_stop()
 
 def main(argv: list[str] | None = None) -> int:
     "Entry point of the `compoworld` console script; returns the exit status (130 after Ctrl-C, 143 after SIGTERM)."

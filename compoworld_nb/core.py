@@ -15,8 +15,8 @@ from typing import Any
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
            'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind',
-           'SettingsError', 'find_settings_file', 'load_settings', 'plain_mode', 'staging_dir', 'publish',
-           'module_locks', 'renew_locks']
+           'SettingsError', 'find_settings_file', 'load_settings', 'request_stop', 'stop_requested', 'clear_stop',
+           'check_stop', 'plain_mode', 'staging_dir', 'publish', 'module_locks', 'renew_locks']
 
 # %% ../nbs/00_core.ipynb #7b990fd5
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -252,6 +252,25 @@ def load_settings(profile: str | None = None, path: str | os.PathLike | None = N
         _setting(s, *_env_key(k), v, k, "environment")
     return s
 
+# %% ../nbs/00_core.ipynb #e46a3bc8
+_STOP: list = []   # the signal numbers `request_stop` noted since the last `clear_stop()`
+
+def request_stop(signum: int) -> None:
+    "Note that signal `signum` (e.g. `signal.SIGTERM`) asked the run to end: every later `check_stop()` raises KeyboardInterrupt until `clear_stop()`."
+    _STOP.append(int(signum))
+
+def stop_requested() -> int | None:
+    "The first signal number noted by `request_stop` since the last `clear_stop()`, or None."
+    return _STOP[0] if _STOP else None
+
+def clear_stop() -> None:
+    "Forget the noted signals (the CLI does so when a command ends)."
+    _STOP.clear()
+
+def check_stop() -> None:
+    "Raise KeyboardInterrupt if a stop was requested and not cleared; long loops call it once per item (it costs one list test)."
+    if _STOP: raise KeyboardInterrupt(f"stopped by signal {_STOP[0]}")
+
 # %% ../nbs/00_core.ipynb #7f0f5a09
 _STAGE_PREFIX = ".compoworld.partial-"
 
@@ -303,7 +322,9 @@ def staging_dir(out: str | os.PathLike, error: type[Exception] = ValueError,
 def publish(stage: str | os.PathLike, out: str | os.PathLike, keep: tuple = ()) -> Path:
     """Move the finished staging folder's contents to `out`; returns `out` as an absolute path. A new or empty `out` becomes
     the staging folder; in a non-empty one only the entries of the same names as our outputs are replaced (everything
-    else stays). ValueError, before anything moves, if an entry to replace is or holds one of `keep` (the inputs)."""
+    else stays). ValueError, before anything moves, if an entry to replace is or holds one of `keep` (the inputs);
+    KeyboardInterrupt, before anything moves, if a stop was requested (`check_stop`)."""
+    check_stop()
     stage, dest = Path(stage), Path(out).expanduser().absolute()
     if not dest.exists(): os.replace(stage, dest); return dest
     names = sorted(p.name for p in stage.iterdir())

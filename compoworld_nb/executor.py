@@ -191,6 +191,7 @@ def synthesize_tasks(n: int,                        # admitted tasks wanted
         jobs = [{"n": chunk_size, "seed": chunk_seed(seed, j), "library": library, "author": author_kw, "include": include, "rounds": 6}
                 for j in range(i, i + wave)]
         for j, r in zip(range(i, i + wave), ex.map(_synth_chunk, jobs)):
+            check_stop()
             for k, v in r["rejected"].items(): rejected[k] = rejected.get(k, 0) + v
             added = 0
             for line in r["tasks"]:

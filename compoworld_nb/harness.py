@@ -320,6 +320,7 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.u}]
     answer, truncated, n = None, True, 0
     while n < max_steps:
+        check_stop()                                      # a stop whose KeyboardInterrupt a finalizer swallowed ends the run
         t0 = time.perf_counter()
         try: msg = policy.act(messages)
         except Exception as e:  # a policy failure ends the episode without an answer

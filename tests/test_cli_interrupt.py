@@ -35,3 +35,36 @@ def test_an_interrupted_tasks_run_leaves_nothing_and_says_so_in_one_line(tmp_pat
     assert p.returncode == rc and lines[-1:] == [f"compoworld: interrupted by {name}; unfinished outputs were removed"], (p.returncode, err[-2000:])
     assert swallowed or len(lines) == 1, err[-2000:]            # one line, unless a swallowed signal printed its own report
     assert list(tmp_path.iterdir()) == []
+
+
+# One signal whose KeyboardInterrupt Python swallows, because the handler ran inside a finalizer ("Exception ignored in:
+# <function ...__del__>"), must still end the run. Before: `compoworld tasks` went on and wrote every task, exit 0. After:
+# the handler also records the signal (core.request_stop), the authoring loop's core.check_stop() raises it again, and
+# the run ends with the one line, 130/143 and no file. The finalizer that receives the signal is made on purpose here,
+# at the 5th admission check, so the swallowing happens every time.
+_SWALLOW = """import gc, os, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+from compoworld_nb import author
+from compoworld_nb.cli import main
+real, calls = author.admission_errors, []
+class Finalizer:
+    def __del__(self):
+        os.kill(os.getpid(), SIG)
+        for _ in range(1000): pass                         # the handler runs here, inside __del__
+def checked(*a, **kw):
+    calls.append(1)
+    if len(calls) == 5: Finalizer()
+    return real(*a, **kw)
+author.admission_errors = checked
+sys.exit(main())
+"""
+
+@pytest.mark.parametrize("sig,rc,name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
+def test_a_signal_swallowed_by_a_finalizer_still_ends_the_run(tmp_path, sig, rc, name):
+    out = tmp_path / "t.jsonl"
+    r = subprocess.run([sys.executable, "-c", _SWALLOW.replace("SIG)", f"{int(sig)})"), "tasks", "--out", str(out), "--n", "12"],
+                       cwd=REPO, capture_output=True, text=True, timeout=300)
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert "Exception ignored in" in r.stderr, r.stderr[-2000:]       # the signal did land in the finalizer
+    assert (r.returncode, lines[-1:]) == (rc, [f"compoworld: interrupted by {name}; unfinished outputs were removed"]), (r.returncode, r.stderr[-2000:])
+    assert list(tmp_path.iterdir()) == []
