@@ -14,9 +14,10 @@ from typing import Any
 
 # %% auto #0
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
-           'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'FrozenClock', 'IdFactory', 'register_fact_kind',
-           'SettingsError', 'find_settings_file', 'load_settings', 'request_stop', 'stop_requested', 'clear_stop',
-           'check_stop', 'plain_mode', 'staging_dir', 'publish', 'module_locks', 'renew_locks']
+           'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'recordable', 'FrozenClock', 'IdFactory',
+           'register_fact_kind', 'SettingsError', 'find_settings_file', 'load_settings', 'request_stop',
+           'stop_requested', 'clear_stop', 'check_stop', 'plain_mode', 'staging_dir', 'publish', 'module_locks',
+           'renew_locks']
 
 # %% ../nbs/00_core.ipynb #7b990fd5
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -91,6 +92,39 @@ def canonical_json(obj: Any) -> str:
 def state_hash(obj: Any) -> str:
     "SHA-256 hex digest (64 chars) of `canonical_json(obj)`."
     return hashlib.sha256(canonical_json(obj).encode("utf-8")).hexdigest()
+
+# %% ../nbs/00_core.ipynb #065b5f38
+def recordable(v: Any, n: int = 200, depth: int = 64, items: int = 100_000) -> Any:
+    """A copy of `v` that `canonical_json` (so a saved trajectory) always holds: dicts (a key that is not text as its
+    `short_repr`), lists (tuples as lists), text (an unpaired surrogate as U+FFFD), bools, None, integers within
+    +/-2**256 and finite floats are kept; any other leaf (a huge integer, NaN, a set, an object), a list or dict nested
+    more than `depth` levels deep, and one whose values would take the copy past `items` values, becomes its
+    `short_repr(., n)` text. Iterative (any depth is safe) and bounded by `items` (a cycle too); never raises."""
+    def text(x):
+        try: x.encode("utf-8"); return x
+        except UnicodeEncodeError: return "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in x)
+    def leaf(x):
+        t = type(x)
+        if t is str: return text(x)
+        if x is None or t is bool or (t is int and x.bit_length() <= 256) or (t is float and math.isfinite(x)): return x
+        return short_repr(x, n)
+    root, left = [None], items
+    todo = [(v, root, 0, 1)]
+    while todo:
+        x, into, slot, level = todo.pop()
+        t = type(x)
+        if t not in (dict, list, tuple): into[slot] = leaf(x); continue
+        if level > depth or len(x) > left: into[slot] = short_repr(x, n); continue
+        left -= len(x)
+        if t is dict:
+            d = into[slot] = {}
+            for k, y in x.items():
+                k = text(k) if type(k) is str else short_repr(k, n)
+                d[k] = None; todo.append((y, d, k, level + 1))
+        else:
+            l = into[slot] = [None] * len(x)
+            todo.extend((y, l, j, level + 1) for j, y in enumerate(x))
+    return root[0]
 
 # %% ../nbs/00_core.ipynb #15f13b30
 EPOCH = datetime(2025, 3, 3, 9, 0, tzinfo=timezone.utc)  # a Monday; the world's "now" at s0

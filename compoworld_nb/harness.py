@@ -312,9 +312,16 @@ def decode_arguments(raw: Any) -> tuple[Any, dict | None]:
     return raw, None
 
 # %% ../nbs/13_harness.ipynb #df898c20
+def _said(e: BaseException) -> str:
+    "`str(e)`, or `repr`-like text where that fails (an exception's message may hold what `str()` refuses)."
+    try: return recordable(str(e))
+    except Exception: return short_repr(e, 200)
+
 def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_steps: int = 24,
                 s0: JointState | None = None, obs_chars: int = 600) -> Trajectory:
-    "One rollout ρ of `policy` on `task` from (a copy of) s0; returns the scored trajectory."
+    """One rollout ρ of `policy` on `task` from (a copy of) s0; returns the scored trajectory. Whatever the policy returns
+    is recorded as `core.recordable` keeps it, so the trajectory always saves; a content that is not text is the final
+    answer as its canonical JSON text."""
     env = TaskEnvironment(task, library, s0=s0)
     policy.reset(task, seed)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.u}]
@@ -325,30 +332,36 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
         try: msg = policy.act(messages)
         except Exception as e:  # a policy failure ends the episode without an answer
             code = f" {e.code}" if isinstance(e, LLMError) else ""
-            messages.append({"role": "assistant", "content": f"[policy error{code}: {type(e).__name__}: {e}]"}); truncated = False; break
+            messages.append({"role": "assistant", "content": f"[policy error{code}: {type(e).__name__}: {_said(e)}]"}); truncated = False; break
         lat = time.perf_counter() - t0
-        if not isinstance(msg, dict): msg = {"role": "assistant", "content": None if msg is None else str(msg)}
+        if not isinstance(msg, dict): msg = {"role": "assistant", "content": None if msg is None else msg if isinstance(msg, str) else short_repr(msg, 2000)}
         calls = msg.get("tool_calls") or []
         if not isinstance(calls, list): calls = [calls]
-        messages.append({k: v for k, v in msg.items() if k in ("role", "content", "tool_calls")})
-        if not calls: answer, truncated = msg.get("content") or "", False; break
+        # recorded as the model wrote it, less what no JSON file holds (a huge integer, NaN, a lone surrogate, a deep nest)
+        said = recordable({k: v for k, v in msg.items() if k in ("role", "content", "tool_calls")})
+        messages.append(said)
+        if not calls:
+            content = said.get("content")
+            answer, truncated = content if isinstance(content, str) else "" if content is None else canonical_json(content), False; break
         for c in calls:
             c = c if isinstance(c, dict) else {"function": c}
+            f, tid = c.get("function"), c.get("id")
+            tid = tid if isinstance(tid, str) else "" if tid is None else short_repr(tid, 60)
+            name = f.get("name") if isinstance(f, dict) else ""
+            name = name if isinstance(name, str) else "" if name is None else short_repr(name, 60)
             if n >= max_steps:     # max_steps bounds calls, not turns: calls past it are answered, never executed
-                messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": str((c.get("function") or {}).get("name") or "") if isinstance(c.get("function"), dict) else "",
-                                 "content": canonical_json(err(409, f"not executed: the episode's budget of max_steps={max_steps} calls is spent", None))})
+                messages.append(recordable({"role": "tool", "tool_call_id": tid, "name": name,
+                                            "content": canonical_json(err(409, f"not executed: the episode's budget of max_steps={max_steps} calls is spent", None))}))
                 continue
-            f = c.get("function")
             if not isinstance(f, dict):
-                name, raw = "", f
+                raw = f
                 o = err(400, f"a tool call must be an object with a function name and arguments, got {short_repr(f)}", "function")
             else:
-                name, raw = f.get("name"), f.get("arguments")
-                name = name if isinstance(name, str) else ("" if name is None else short_repr(name, 60))
+                raw = f.get("arguments")
                 args, o = decode_arguments(raw)
             if o is None: o = env._step(name, args, lat)
-            else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else str(raw)}, o, latency=lat)
-            messages.append({"role": "tool", "tool_call_id": str(c.get("id") or ""), "name": name, "content": shown_observation(o, obs_chars)})
+            else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else short_repr(raw, 200)}, o, latency=lat)
+            messages.append(recordable({"role": "tool", "tool_call_id": tid, "name": name, "content": shown_observation(o, obs_chars)}))
             n += 1
     b = env._criteria(answer)
     r = rewards.reward_table([b], ["uniform", "success"], weights=task.v.weights())   # a group of one (rewards.py)

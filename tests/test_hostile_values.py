@@ -81,3 +81,45 @@ def test_the_resources_server_answers_400_to_a_body_nested_too_deep(task):
     with TestClient(resources_app(ResourcesServer([task], LIB)), raise_server_exceptions=False) as tc:
         r = tc.post("/seed_session", content=b"[" * 100_000 + b"]" * 100_000)
         assert r.status_code == 400 and r.json()["error"]["message"] == "/seed_session: the body is not JSON: the JSON is nested too deeply to decode"
+
+
+# Any JSON value a model emits, in any field of its message, and any Python value a policy returns. Before: a tool call
+# whose function name or id was a 5000-digit integer, a role that was one, a key that was not text, made the episode's
+# messages unsaveable (save_jsonl: "Exceeds the limit (4300 digits) for integer string conversion"; an id already made
+# run_episode raise), a content that was an integer or a list made scoring raise (AttributeError / TypeError), text with a
+# lone surrogate could not be written (UnicodeEncodeError). After: the messages are recorded as `core.recordable` keeps
+# them (what JSON holds unchanged, the rest as its short_repr text), and every trajectory saves and loads back.
+class OnceThenDone:
+    name = "once"
+    def __init__(self, msg): self.msg = msg
+    def reset(self, task, seed): self.n = 0
+    def act(self, messages):
+        self.n += 1
+        return self.msg if self.n == 1 else {"role": "assistant", "content": "done"}
+
+def _call(**kw):
+    return {"role": "assistant", "content": None, "tool_calls": [{"id": "c1", "function": {"name": "list_services", "arguments": "{}"}, **kw}]}
+
+BIG_TEXT = "<integer of 16610 bits>"
+SAID = [  # (what the policy returns, the assistant message recorded, the final answer)
+    (_call(function={"name": BIG, "arguments": "{}"}), _call(function={"name": BIG_TEXT, "arguments": "{}"}), "done"),
+    (_call(id=BIG), _call(id=BIG_TEXT), "done"),
+    (_call(function={"name": "call_tool", "arguments": {"tool": "gmail.send_email", "arguments": {"to": BIG}}}),
+     _call(function={"name": "call_tool", "arguments": {"tool": "gmail.send_email", "arguments": {"to": BIG_TEXT}}}), "done"),
+    (_call(type=float("nan")), _call(type="nan"), "done"),
+    (_call(function={"name": "list_services", "arguments": "{}", 7: BIG}), _call(function={"name": "list_services", "arguments": "{}", "7": BIG_TEXT}), "done"),
+    ({"role": BIG, "content": "x"}, {"role": BIG_TEXT, "content": "x"}, "x"),
+    ({"role": "assistant", "content": BIG}, {"role": "assistant", "content": BIG_TEXT}, BIG_TEXT),
+    ({"role": "assistant", "content": [1, {"a": 2}]}, {"role": "assistant", "content": [1, {"a": 2}]}, '[1,{"a":2}]'),
+    ({"role": "assistant", "content": "a\ud800b"}, {"role": "assistant", "content": "a\ufffdb"}, "a\ufffdb"),
+    ({"role": "assistant", "content": {1, 2}}, {"role": "assistant", "content": "{1, 2}"}, "{1, 2}"),
+]
+
+@pytest.mark.parametrize("said,recorded,answer", SAID)
+def test_whatever_a_model_writes_is_recorded_so_the_trajectory_saves(task, tmp_path, said, recorded, answer):
+    tr = run_episode(task, OnceThenDone(said), LIB, max_steps=3)
+    f = tmp_path / "t.jsonl"
+    save_jsonl(f, [tr])
+    back = load_trajectories(f)[0]
+    assert (back.messages[2], back.final_answer) == (recorded, answer)
+    assert back.messages[3]["role"] == "tool" if said.get("tool_calls") else len(back.messages) == 3
