@@ -568,9 +568,9 @@ def _interruptible(run: Callable[[], int]) -> int:
         check_stop()                                       # a swallowed signal after the last loop's check
         return rc
     except KeyboardInterrupt:
-        term_ = stop_requested() == signal.SIGTERM
-        print(f"compoworld: interrupted by {'SIGTERM' if term_ else 'Ctrl-C'}; unfinished outputs were removed", file=sys.stderr)
-        return 143 if term_ else 130
+        line, status = interrupted_line(stop_requested())
+        print(line, file=sys.stderr)
+        return status
     finally:
         if prev is not None: signal.signal(signal.SIGTERM, prev)
         if prev_int is signal.default_int_handler: signal.signal(signal.SIGINT, prev_int)

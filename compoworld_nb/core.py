@@ -16,8 +16,8 @@ from typing import Any
 __all__ = ['ERROR_TYPES', 'EPOCH', 'FACT_KINDS', 'DEFAULTS', 'OPTIONAL', 'ENV_VARS', 'LOCK_PACKAGES', 'ok', 'err', 'ToolError',
            'short_repr', 'loads_json', 'canonical_json', 'state_hash', 'recordable', 'FrozenClock', 'IdFactory',
            'register_fact_kind', 'SettingsError', 'find_settings_file', 'load_settings', 'request_stop',
-           'stop_requested', 'clear_stop', 'check_stop', 'plain_mode', 'staging_dir', 'publish', 'module_locks',
-           'renew_locks']
+           'stop_requested', 'clear_stop', 'check_stop', 'interrupted_line', 'plain_mode', 'staging_dir', 'publish',
+           'module_locks', 'renew_locks']
 
 # %% ../nbs/00_core.ipynb #7b990fd5
 ERROR_TYPES = {400: "bad_arguments", 404: "not_found", 409: "conflict", 422: "rule_violation",
@@ -304,6 +304,11 @@ def clear_stop() -> None:
 def check_stop() -> None:
     "Raise KeyboardInterrupt if a stop was requested and not cleared; long loops call it once per item (it costs one list test)."
     if _STOP: raise KeyboardInterrupt(f"stopped by signal {_STOP[0]}")
+
+def interrupted_line(signum: int | None) -> tuple[str, int]:
+    "The one stderr line and exit status of a command a signal ended: SIGTERM 143, Ctrl-C (SIGINT, or None: not known) 130."
+    term = signum == 15
+    return f"compoworld: interrupted by {'SIGTERM' if term else 'Ctrl-C'}; unfinished outputs were removed", 143 if term else 130
 
 # %% ../nbs/00_core.ipynb #7f0f5a09
 _STAGE_PREFIX = ".compoworld.partial-"

@@ -293,18 +293,25 @@ class _ParseErrors:
 
 # %% ../nbs/42_serve.ipynb #47306404
 def serve_stdio(world: ServedWorld | TaskSessions) -> None:
-    "Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin or SIGTERM; a line that is not JSON-RPC gets a -32700/-32600 error and serving goes on."
+    """Serve `world` (or a task's sessions) over this process's stdin/stdout until the client closes stdin, or SIGTERM /
+    Ctrl-C ends the process (after the answers so far are flushed) with the CLI's one line and status 143 / 130; a line
+    that is not JSON-RPC gets a -32700/-32600 error and serving goes on."""
     server = _server_of(world)
+    sigs = [signal.SIGTERM] + ([signal.SIGINT] if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN else [])   # an ignored Ctrl-C stays ignored
     async def main():
         async with stdio_server() as (r, w):
             async with anyio.create_task_group() as tg:
                 async def on_term():
                     # answered between two messages (every tool call is time-bounded, so the loop is never stuck in
-                    # one); the stdin reader thread cannot be cancelled, so the process ends by the signal itself
-                    with anyio.open_signal_receiver(signal.SIGTERM) as sigs:
-                        async for _ in sigs:
+                    # one); the stdin reader thread cannot be cancelled (a return would wait for the client's next
+                    # line), so the process ends here, as every command a signal ends: one line, 143 or 130
+                    with anyio.open_signal_receiver(*sigs) as got:
+                        async for s in got:
+                            line, status = interrupted_line(s)
                             try: sys.stdout.flush()
-                            finally: signal.signal(signal.SIGTERM, signal.SIG_DFL); os.kill(os.getpid(), signal.SIGTERM)
+                            finally:
+                                try: print(line, file=sys.stderr, flush=True)
+                                finally: os._exit(status)
                 tg.start_soon(on_term)
                 await server.run(_ParseErrors(r, w), w, server.create_initialization_options())
                 tg.cancel_scope.cancel()

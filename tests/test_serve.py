@@ -215,7 +215,7 @@ def test_stdio_answers_lines_that_are_not_json_rpc_and_keeps_serving_then_stops_
     "issue 21: -32700 for text that is not JSON, -32600 for JSON that is no message (id null), serving goes on; SIGTERM ends it."
     import signal
     p = subprocess.Popen([sys.executable, *SERVER_ARGS], cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL, text=True)
+                         stderr=subprocess.PIPE, text=True)
     try:
         def send(o): p.stdin.write((o if isinstance(o, str) else json.dumps(o)) + "\n"); p.stdin.flush()
         def recv(): return json.loads(p.stdout.readline())
@@ -235,7 +235,29 @@ def test_stdio_answers_lines_that_are_not_json_rpc_and_keeps_serving_then_stops_
         r = recv()
         assert r["id"] == 3 and len(r["result"]["tools"]) == N_TOOLS
         p.send_signal(signal.SIGTERM)
-        assert p.wait(timeout=60) == -signal.SIGTERM
+        assert (p.wait(timeout=60), p.stderr.read().splitlines()[-1:]) == (143, [INTERRUPTED["SIGTERM"]])
+    finally:
+        if p.poll() is None: p.kill(); p.wait(10)
+
+
+INTERRUPTED = {n: f"compoworld: interrupted by {n}; unfinished outputs were removed" for n in ("SIGTERM", "Ctrl-C")}
+
+@pytest.mark.parametrize("sig,rc,name", [(15, 143, "SIGTERM"), (2, 130, "Ctrl-C")])
+def test_a_signal_ends_the_stdio_server_as_it_ends_every_command(sig, rc, name):
+    """Before: SIGTERM killed `compoworld serve-mcp` over stdio by the signal itself (status -15, no line) and Ctrl-C left
+    it waiting for the client's next line (it never ended). After: the answers so far are flushed, then the CLI's one
+    line and 143 / 130, as `tasks` or `serve-mcp --transport http` end."""
+    child = "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); from compoworld_nb.cli import main; sys.exit(main())"
+    p = subprocess.Popen([sys.executable, "-c", child, "serve-mcp", "--services", "gmail"], cwd=ROOT, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}) + "\n"); p.stdin.flush()
+        assert json.loads(p.stdout.readline())["id"] == 1                # serving
+        p.send_signal(sig)
+        try: status = p.wait(timeout=60)
+        except subprocess.TimeoutExpired: status = "still running 60 s after the signal"
+        assert (status, p.stderr.read().splitlines() if status != "still running 60 s after the signal" else None) == (rc, [INTERRUPTED[name]])
     finally:
         if p.poll() is None: p.kill(); p.wait(10)
 
