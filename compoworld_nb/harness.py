@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/harness.html.md"""
 
 # %% ../nbs/13_harness.ipynb #f40f7622
 from __future__ import annotations
-import inspect, itertools, json, re, time
+import functools, inspect, itertools, json, re, time
 from concurrent.futures import ThreadPoolExecutor, ProcessPoolExecutor
 from typing import Any, Callable, Protocol
 import numpy as np
@@ -22,8 +22,9 @@ from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment', 'shown_observation',
-           'tool_schema', 'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
+__all__ = ['MIN_PAGE_CHARS', 'META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment',
+           'shown_observation', 'page_marker', 'observation_pages', 'tool_schema', 'meta_tool_schemas', 'Policy',
+           'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
 def compact_signature(name: str, parameters: dict) -> str:
@@ -89,11 +90,6 @@ def _describe_tool(self, tool: str) -> dict:
     if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
     return ok(d)
 
-@patch_to(TaskEnvironment)
-def _call_tool(self, tool: str, arguments: Any = None) -> dict:
-    "Run `tool` on the current joint state (E_C's pure call, Eq. 1): the state moves to s', the observation comes back."
-    self.js, o = self.env.call(self.js, tool, arguments); return o
-
 # %% ../nbs/13_harness.ipynb #c97b9a8c
 _CAPS = (400, 200, 120, 80, 48, 32)   # string lengths tried, loosest first
 _KEEP = (16, 8, 4, 2, 1)              # list lengths tried once strings are at the tightest cap
@@ -113,22 +109,168 @@ def _summarised(x: Any, cap: int, keep: int | None) -> Any:
 
 def shown_observation(obs: dict,  # an observation envelope (`{"ok": ..., "data"/"error": ...}`)
                       obs_chars: int = 600,  # the longest text a model reads, in characters
+                      page: int | None = None,  # None: the summary (the catalogue meta-tools); k >= 1: page k of `observation_pages` (a tool's result)
                      ) -> str:
-    """The observation as a model reads it: its canonical JSON when that has at most `obs_chars` characters; else the
-    loosest summary that fits (long strings shortened, then long lists kept to their first items, `_CAPS`/`_KEEP`),
-    still JSON; only when nothing fits, the tightest summary cut at `obs_chars`."""
+    """The observation as a model reads it: its canonical JSON when that has at most `obs_chars` characters; else, with
+    `page`, that page of `observation_pages`, and without, the loosest summary that fits (long strings shortened, then
+    long lists kept to their first items, `_CAPS`/`_KEEP`), still JSON; only when nothing fits, the tightest summary cut
+    at `obs_chars`. ValueError for a page that is no integer in 1..number of pages."""
     text = canonical_json(obs)
+    if page is not None:
+        pages = observation_pages(obs, obs_chars)
+        if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
+            raise ValueError(f"page={page!r}: the observation has pages 1..{len(pages)}")
+        return pages[page - 1]
     if len(text) <= obs_chars: return text
     for cap, keep in [(c, None) for c in _CAPS] + [(_CAPS[-1], k) for k in _KEEP]:
         text = canonical_json(_summarised(obs, cap, keep))
         if len(text) <= obs_chars: return text
     return text[:obs_chars]
 
+# %% ../nbs/13_harness.ipynb #cba9510b
+_MORE = "…"                  # marks where a string cut across pages goes on
+_SPACE = re.compile(r"\s")
+
+def page_marker(k: int,  # this page (1-based)
+                n: int,  # the number of pages
+               ) -> str:
+    "The `page` entry of page `k` of `n`: where the reader is and, unless it is the last, how to read on."
+    return f"{k} of {n}" if k >= n else f"{k} of {n}: call_tool again with page={k + 1} for more"
+
+class _Node(dict): "A container being rebuilt from units (keys: dict keys, or list indices as ints)."
+
+def _plain(x: Any) -> Any:
+    if not isinstance(x, _Node): return x
+    if x and all(isinstance(k, int) for k in x): return [_plain(x[k]) for k in sorted(x)]
+    return {k: _plain(v) for k, v in x.items()}
+
+def _tree(units: list) -> dict:
+    "The observation's structure holding only `units` `[(path, value)]`: dicts keep their keys, lists their items in order (not their positions)."
+    root = _Node()
+    for path, v in units:
+        node = root
+        for p in path[:-1]: node = node.setdefault(p, _Node())
+        node[path[-1]] = v
+    return _plain(root)
+
+def _page_text(units: list, marker: str) -> str: return canonical_json({**_tree(units), "page": marker})
+
+# %% ../nbs/13_harness.ipynb #2279f153
+def _units(x: Any, path: tuple, fits: Callable[[tuple, Any], bool]):
+    "`(path, value)` units of `x` in document order: a subtree that `fits` a page alone stays whole, else its items; a string (or a number) is a unit even when it does not fit."
+    if fits(path, x) or not isinstance(x, (dict, list)) or not x: yield path, x; return
+    for k in (sorted(x) if isinstance(x, dict) else range(len(x))): yield from _units(x[k], path + (k,), fits)
+
+def _longest(fits: Callable[[int], bool], hi: int) -> int:
+    "The largest m in 0..hi with `fits(m)` (`fits` holds for all m up to some point)."
+    lo = 0
+    while lo < hi:
+        m = (lo + hi + 1) // 2
+        if fits(m): lo = m
+        else: hi = m - 1
+    return lo
+
+# %% ../nbs/13_harness.ipynb #9ac47ccb
+_MIN_PIECE = 16      # a string's piece shorter than this starts on the next page instead
+
+def _pack(units, size: Callable[[list], int], obs_chars: int) -> list[list]:
+    """Units packed into pages in order: a unit goes on the current page when the page stays within `obs_chars`
+    (`size` of its units), else it starts the next page; a string too long for any page fills the current page,
+    cut after a space in the piece's second half where there is one, and goes on over the next pages, each cut marked '…'."""
+    pages, cur = [], []
+    def close():
+        nonlocal cur
+        if cur: pages.append(cur); cur = []
+    for path, v in units:
+        if not isinstance(v, str) or size([(path, v)]) <= obs_chars:
+            if cur and (path in {p for p, _ in cur} or size(cur + [(path, v)]) > obs_chars): close()
+            cur.append((path, v)); continue
+        rest, pre = v, ""
+        while True:
+            if size(cur + [(path, pre + rest)]) <= obs_chars: cur.append((path, pre + rest)); break
+            m = _longest(lambda m: size(cur + [(path, pre + rest[:m] + _MORE)]) <= obs_chars, len(rest))
+            if m < _MIN_PIECE and cur: close(); continue
+            if m == 0: cur.append((path, pre + rest)); close(); break     # not one character fits: a page of its own
+            cut = max((j.end() for j in _SPACE.finditer(rest, 0, m)), default=0)
+            m = cut if cut > m // 2 else m
+            cur.append((path, pre + rest[:m] + _MORE)); close()
+            rest, pre = rest[m:], _MORE
+    close()
+    return pages or [[]]
+
+@functools.lru_cache(maxsize=512)
+def _paged(text: str, obs_chars: int) -> tuple[str, ...]:
+    "The pages of canonical observation text `text` (see `observation_pages`)."
+    obs = json.loads(text)
+    env = [((k,), v) for k, v in obs.items() if not isinstance(v, (dict, list, str))]   # the envelope (`ok`): on every page
+    body = {k: v for k, v in obs.items() if isinstance(v, (dict, list, str))}
+    digits = 1
+    while True:          # the marker's length depends on the page count: budget for `digits` digits, widen if more
+        worst = page_marker(10 ** digits - 2, 10 ** digits - 1)
+        def size(units): return len(_page_text(env + units, worst))
+        def fits(path, v): return len(canonical_json(v)) <= obs_chars and size([(path, v)]) <= obs_chars
+        pages = _pack((u for k in sorted(body) for u in _units(body[k], (k,), fits)), size, obs_chars)
+        if len(pages) < 10 ** digits - 1: break
+        digits += 1
+    return tuple(_page_text(env + p, page_marker(k, len(pages))) for k, p in enumerate(pages, 1))
+
+MIN_PAGE_CHARS = 160   # the smallest page budget: a page's envelope and marker need about 75 characters
+
+def observation_pages(obs: dict,  # an observation envelope
+                      obs_chars: int = 600,  # the longest page, in characters (at least `MIN_PAGE_CHARS` are used)
+                     ) -> list[str]:
+    """The pages a model reads `obs` in: `[canonical_json(obs)]` when it has at most `obs_chars` characters; else JSON
+    texts of at most `obs_chars` characters each (longer only where one value's path with the marker alone is), page k
+    holding the envelope's `ok`, `"page": page_marker(k, n)` and the next share of the values in document order;
+    records stay whole where they fit a page, a longer string is cut across pages. Every value of `obs` is on a page."""
+    text, budget = canonical_json(obs), max(obs_chars, MIN_PAGE_CHARS)
+    if len(text) <= budget or not isinstance(obs, dict): return [text]
+    return list(_paged(text, budget))
+
+# %% ../nbs/13_harness.ipynb #9f8957b6
+@patch_to(TaskEnvironment)
+def _again(self, tool: str, arguments: Any) -> dict:
+    "The observation a later page of `call_tool(tool, arguments)` is taken from: a read-only tool run again on the current state (the state is not touched), else the last recorded observation of the same call (a 400 when there is none)."
+    svc, _, name = tool.partition(".")
+    s = self.env.services.get(svc)
+    t = None if s is None else s.tools.get(name)
+    if t is None or (t.read_only and not s.simulates(name, arguments)):
+        return self.env.call(self.js, tool, arguments)[1]        # a read again, or the tool's own error
+    for st in reversed(self.steps):
+        a = st.call.get("arguments")
+        if (st.call.get("name") == "call_tool" and isinstance(a, dict) and a.get("tool") == tool
+                and (a.get("arguments") or {}) == (arguments or {}) and a.get("page") in (None, 1)):
+            return st.observation
+    return err(400, f"call_tool: {tool} changes state, so a page never runs it again: a later page shows more of its last "
+                    f"call's observation, and this episode has not called it with these arguments", "page")
+
+@patch_to(TaskEnvironment)
+def _call_tool(self, tool: str, arguments: Any = None, page: Any = 1) -> dict:
+    "Run `tool` on the current joint state (the state moves to s'), or, `page` k > 1, give the observation its page k is shown from without changing the state (`_again`); a bad `page` is a 400."
+    if page is None: page = 1
+    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
+        return err(400, f"call_tool: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
+    if page == 1:
+        self.js, o = self.env.call(self.js, tool, arguments); return o
+    o = self._again(tool, arguments)
+    n = len(observation_pages(o, self.obs_chars))
+    if o.get("ok") and page > n: return err(400, f"call_tool: page={page} is past the last page of this observation ({n})", "page")
+    return o
+
 # %% ../nbs/13_harness.ipynb #965baac6
 @patch_to(TaskEnvironment)
+def _shown(self, name: str, arguments: Any, observation: dict) -> str:
+    """What a model reads for meta-tool call `name(arguments)` answered by `observation`: for `call_tool`, the page it
+    asked for (`arguments['page']`, default 1) of `observation_pages` within `obs_chars`; for an error (a bad page's
+    400 too) and the catalogue meta-tools, `shown_observation`'s summary (an error is read whole or shortened, never paged)."""
+    if name != "call_tool" or not observation.get("ok"): return shown_observation(observation, self.obs_chars)
+    k = arguments.get("page") if isinstance(arguments, dict) else None
+    return shown_observation(observation, self.obs_chars, k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else 1)
+
+@patch_to(TaskEnvironment)
 def _obs(self, name: str, args: dict) -> str:
-    "The recorded step's observation as a model reads it: `shown_observation` within `obs_chars`."
-    return shown_observation(self._step(name, args), self.obs_chars)
+    "The recorded step's observation as a model reads it (`_shown`)."
+    return self._shown(name, args, self._step(name, args))
 
 # %% ../nbs/13_harness.ipynb #97c19f8d
 @patch_to(TaskEnvironment)
@@ -168,17 +310,19 @@ def describe_tool(self, tool: str) -> str:
 
 # %% ../nbs/13_harness.ipynb #24424dfb
 @patch_to(TaskEnvironment)
-def call_tool(self, tool: str, arguments: dict | None = None) -> str:
+def call_tool(self, tool: str, arguments: dict | None = None, page: int = 1) -> str:
     """Call one tool with its arguments.
 
     Args:
         tool: the tool, written service.tool
         arguments: the tool's arguments as an object
+        page: which page of a long result to show; a later page repeats a read, never a write
 
     Returns:
         The observation envelope as JSON: the tool's result or an error.
     """
-    return self._obs("call_tool", {"tool": tool, "arguments": arguments})
+    args = {"tool": tool, "arguments": arguments}
+    return self._obs("call_tool", args if page == 1 and not isinstance(page, bool) else {**args, "page": page})
 
 # %% ../nbs/13_harness.ipynb #748d1660
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}   # the hints tools here use (TRL writes these the same)
@@ -270,7 +414,8 @@ def _step(self, name: str, arguments: Any, latency: float = 0.0) -> dict:
     sim = False
     if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
         svc, _, tool = arguments["tool"].partition(".")        # simulated: the call reached a world model (Service.simulates)
-        sim = svc in self.env.services and self.env.services[svc].simulates(tool, arguments.get("arguments"))
+        sim = (svc in self.env.services and arguments.get("page") in (None, 1)      # a later page never reaches it
+               and self.env.services[svc].simulates(tool, arguments.get("arguments")))
     self._record({"name": name, "arguments": arguments}, o, sim, latency)
     return o
 
@@ -321,8 +466,8 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
                 s0: JointState | None = None, obs_chars: int = 600) -> Trajectory:
     """One rollout ρ of `policy` on `task` from (a copy of) s0; returns the scored trajectory. Whatever the policy returns
     is recorded as `core.recordable` keeps it, so the trajectory always saves; a content that is not text is the final
-    answer as its canonical JSON text."""
-    env = TaskEnvironment(task, library, s0=s0)
+    answer as its canonical JSON text. Observations are shown within `obs_chars` (`TaskEnvironment._shown`: a result paged)."""
+    env = TaskEnvironment(task, library, obs_chars=obs_chars, s0=s0)
     policy.reset(task, seed)
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.u}]
     answer, truncated, n = None, True, 0
@@ -359,9 +504,11 @@ def run_episode(task: Task, policy: Policy, library: dict, seed: int = 0, max_st
             else:
                 raw = f.get("arguments")
                 args, o = decode_arguments(raw)
-            if o is None: o = env._step(name, args, lat)
-            else: env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else short_repr(raw, 200)}, o, latency=lat)
-            messages.append(recordable({"role": "tool", "tool_call_id": tid, "name": name, "content": shown_observation(o, obs_chars)}))
+            if o is None: o = env._step(name, args, lat); shown = env._shown(name, args, o)
+            else:
+                env._record({"name": name, "arguments": raw if isinstance(raw, (str, dict, list)) or raw is None else short_repr(raw, 200)}, o, latency=lat)
+                shown = shown_observation(o, obs_chars)
+            messages.append(recordable({"role": "tool", "tool_call_id": tid, "name": name, "content": shown}))
             n += 1
     b = env._criteria(answer)
     r = rewards.reward_table([b], ["uniform", "success"], weights=task.v.weights())   # a group of one (rewards.py)

@@ -29,8 +29,9 @@ class MetaAction(Action):
 
 # %% ../nbs/44_openenv.ipynb #a7b76a22
 class MetaObservation(Observation):
-    "The meta-tool's observation envelope (`result`); at reset also the task id and instruction u; at submit the rubric's `criteria` b (and `reward` R, `done`)."
+    "The meta-tool's observation envelope (`result`) and, after a meta-tool call, `shown`: the text a model reads for it (`TaskEnvironment._shown`: a long result paged, `page=` of `call_tool`); at reset also the task id and instruction u; at submit the rubric's `criteria` b (and `reward` R, `done`)."
     result: dict = Field(default_factory=dict)
+    shown: str = ""
     task_id: str = ""
     instruction: str = ""
     criteria: list[int] = Field(default_factory=list)
@@ -71,12 +72,13 @@ class CompoWorldEnvironment(Environment):
             s = episode_score(self.env.task, self.env.s0, self.env.js, a if isinstance(a, str) else None)
             return MetaObservation(task_id=self._state.task_id, result={"ok": True, "data": s}, criteria=s["b"], reward=s["R"], done=True)
         o = self.env._step(action.tool, action.arguments)
+        shown = self.env._shown(action.tool, action.arguments, o)
         self._state.state_hash = self.env._joint_hash()
         done = self._state.step_count >= self.max_steps
         if done:
             s = episode_score(self.env.task, self.env.s0, self.env.js, None)
-            return MetaObservation(task_id=self._state.task_id, result=o, criteria=s["b"], reward=s["R"], done=True)
-        return MetaObservation(task_id=self._state.task_id, result=o, reward=0.0)
+            return MetaObservation(task_id=self._state.task_id, result=o, shown=shown, criteria=s["b"], reward=s["R"], done=True)
+        return MetaObservation(task_id=self._state.task_id, result=o, shown=shown, reward=0.0)
 
     @property
     def state(self) -> EpisodeState: return self._state

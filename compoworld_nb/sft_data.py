@@ -24,16 +24,21 @@ __all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifier
            'guessed', 'recovering_reference', 'admit_sft', 'sft_trajectories']
 
 # %% ../nbs/16_sft_data.ipynb #536144d1
-def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]`
+def _meta_args(c: dict) -> dict:
+    "The `call_tool` arguments of reference call `c`: its tool and arguments, and its `page` when it asks for a later page."
+    a = {"tool": c["tool"], "arguments": c.get("arguments") or {}}
+    return {**a, "page": c["page"]} if c.get("page", 1) != 1 else a
+
+def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]` (`"page": k` asks for page k of that call's result)
                   ) -> list[tuple[str, dict]]:
-    "Meta-tool calls `(name, arguments)`: list_services once, list_tools before a service's first call, describe_tool before a tool's first call, then each call_tool."
+    "Meta-tool calls `(name, arguments)`: list_services once, list_tools before a service's first call, describe_tool before a tool's first call, then each call_tool (with its `page`, if any)."
     plan, services, tools = [], set(), set()
     for c in reference:
         tool = c["tool"]; svc = tool.split(".", 1)[0]
         if not plan: plan.append(("list_services", {}))
         if svc not in services: services.add(svc); plan.append(("list_tools", {"service": svc}))
         if tool not in tools: tools.add(tool); plan.append(("describe_tool", {"tool": tool}))
-        plan.append(("call_tool", {"tool": tool, "arguments": c.get("arguments") or {}}))
+        plan.append(("call_tool", _meta_args(c)))
     return plan
 
 # %% ../nbs/16_sft_data.ipynb #a1c0e002
@@ -131,31 +136,59 @@ def _read_calls(service, name: str, words: list[str]) -> list[dict]:
         if arg in strs: filled += [{"tool": f"{name}.{n}", "arguments": {arg: w}} for w in words]
     return plain + filled
 
+def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_pages: int) -> tuple[list[dict], str]:
+    """Requests for the next pages of one earlier call in `done` (the latest first, pages in order, at most `max_pages`
+    a call) up to the first page that shows a word of `missing`, made in `env` (recorded); `([], '')` when no page does."""
+    shown_to: dict[str, int] = {}                 # the last page of each call the policy has read
+    for c in done:
+        k = canonical_json([c["tool"], c.get("arguments") or {}])
+        shown_to[k] = max(shown_to.get(k, 0), c.get("page", 1))
+    for k in reversed(list(shown_to)):
+        tool, args = json.loads(k)
+        n0, seen, asked = len(env.steps), "", []
+        for page in range(shown_to[k] + 1, shown_to[k] + 1 + max_pages):
+            a = {"tool": tool, "arguments": args, "page": page}
+            o = env._step("call_tool", a)
+            if not o.get("ok"): break                # past the last page
+            asked.append({"tool": tool, "arguments": args, "page": page}); seen += "\n" + _shown(env._shown("call_tool", a, o))
+            if any(w.lower() in seen for w in missing): return asked, seen
+        del env.steps[n0:]                           # no page of this call shows one: forget the tries (reads changed nothing)
+    return [], ""
+
 def revealing_reference(task: Task,  # the task whose reference is walked
                         library: dict,  # the service library
-                        obs_chars: int = 600,  # observations as the policy sees them (`harness.shown_observation`, as in `run_episode`)
+                        obs_chars: int = 600,  # observations as the policy sees them (`TaskEnvironment._shown`, as in `run_episode`)
+                        max_pages: int = 8,  # the most later pages of one earlier result read to find a value
                        ) -> list[dict]:
-    "The task's reference calls with read-only calls inserted before any call whose identifiers no earlier observation (as shown within `obs_chars`) showed, where a read shows them."
-    env = TaskEnvironment(task, library)
+    """The task's reference calls with calls inserted before any call whose identifiers no earlier observation (as
+    shown within `obs_chars`) showed: first the next pages of an earlier result (`"page": k`, in order up to the one that
+    shows a missing value, at most `max_pages` of one result), else a read-only call of the service whose page 1 shows one."""
+    env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
     for c in task.reference:
         args = c.get("arguments") or {}
         missing = [w for v in _leaves(args) for w in identifiers(v) if not _seen(w, ctx)]
+        while missing:                                # read on in earlier results while a page shows a missing value
+            asked, seen = _page_reads(env, out, missing, max_pages)
+            if not asked: break
+            out += asked; ctx += seen
+            missing = [w for w in missing if not _seen(w, ctx)]
         if missing:
             svc = c["tool"].split(".", 1)[0]
             words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
             words = list(dict.fromkeys(w for w in words + identifiers(task.u) if len(w) > 2 and w.lower() in ctx))
             for r in _read_calls(env.env.services[svc], svc, words):
                 _, o = env.env.call(env.js, r["tool"], r["arguments"])
-                seen = _shown(shown_observation(o, obs_chars)) if o.get("ok") else ""
+                seen = _shown(env._shown("call_tool", r, o)) if o.get("ok") else ""
                 if any(w.lower() in seen for w in missing):
+                    env._record({"name": "call_tool", "arguments": r}, o)
                     out.append(r); ctx += "\n" + seen
                     missing = [w for w in missing if not _seen(w, ctx)]
                     if not missing: break
-        env.js, o = env.env.call(env.js, c["tool"], args)
-        ctx += "\n" + _shown(shown_observation(o, obs_chars)); out.append(c)
+        a = _meta_args(c)
+        o = env._step("call_tool", a)
+        ctx += "\n" + _shown(env._shown("call_tool", a, o)); out.append(c)
     return out
-
 
 # %% ../nbs/16_sft_data.ipynb #a1c0e011
 _DIGIT = re.compile(r"\d")
@@ -177,20 +210,21 @@ def _replaced(x, old: str, new: str):
 def recovering_reference(task: Task,  # the task whose reference is walked
                          library: dict,  # the service library
                          reference: list[dict] | None = None,  # the calls to start from (default `revealing_reference`)
-                         obs_chars: int = 600,  # observations as the policy sees them (`harness.shown_observation`)
+                         obs_chars: int = 600,  # observations as the policy sees them (`TaskEnvironment._shown`)
                         ) -> list[dict]:
     """`reference` with one wrong call marked `"untrained": True` inserted: the first call with an identifier that an
     earlier observation (not the instruction) showed, tried before the last call whose observation first showed one, with
     what that call showed `guessed` (shifts 1..9, the first the service answers with an error; values shown before are kept).
     Unchanged when no call qualifies."""
     ref = revealing_reference(task, library, obs_chars) if reference is None else reference
-    env = TaskEnvironment(task, library)
+    env = TaskEnvironment(task, library, obs_chars=obs_chars)
     given, states, obs = _shown(SYSTEM_PROMPT + "\n" + task.u), [], []
     for c in ref:                                        # the state before each call and what each call showed
         states.append(env.js)
-        env.js, o = env.env.call(env.js, c["tool"], c.get("arguments") or {})
-        obs.append(_shown(shown_observation(o, obs_chars)))
+        a = _meta_args(c)
+        obs.append(_shown(env._shown("call_tool", a, env._step("call_tool", a))))
     for j, c in enumerate(ref):
+        if c.get("page", 1) != 1: continue               # a later page runs nothing new: no call to guess
         args = c.get("arguments") or {}
         words = [w for v in _leaves(args) if isinstance(v, str) for w in identifiers(v) if _DIGIT.search(w) and not _seen(w, given)]
         shown_at = {w: next((i for i in range(j) if _seen(w, obs[i])), None) for w in words}

@@ -48,8 +48,9 @@ def success(self: Trajectory) -> bool: return bool(self.criteria) and all(self.c
 # %% ../nbs/06_trajectory.ipynb #6d28aa98
 @patch
 def tool_calls(self: Trajectory) -> list[dict]:
-    "The `call_tool` calls only: `[{'tool', 'arguments'}]`."
-    return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)]
+    "The `call_tool` calls that ran a tool: `[{'tool', 'arguments'}]` (a request for a later page of a result, `page` other than 1, shows more of an earlier call and runs nothing new)."
+    return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)
+            and s.call["arguments"].get("page") in (None, 1)]
 
 # %% ../nbs/06_trajectory.ipynb #2ef75b76
 @patch(as_prop=True)

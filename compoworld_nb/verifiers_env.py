@@ -40,14 +40,15 @@ def describe_tool(tool: str, episode: Any) -> str:
     return episode.describe_tool(tool)
 
 # %% ../nbs/45_verifiers.ipynb #2c0fa409
-def call_tool(tool: str, arguments: dict | None = None, episode: Any = None) -> str:
-    """Call one tool with its arguments.
+def call_tool(tool: str, arguments: dict | None = None, episode: Any = None, page: int = 1) -> str:
+    """Call one tool with its arguments (a long result in pages: `harness.TaskEnvironment.call_tool`).
 
     Args:
         tool: the tool, written service.tool
         arguments: the tool's arguments as an object
+        page: which page of a long result to show; a later page repeats a read, never a write
     """
-    return episode.call_tool(tool, arguments)
+    return episode.call_tool(tool, arguments, page)
 
 # %% ../nbs/45_verifiers.ipynb #30ed60ec
 def _final_text(completion) -> str | None:
