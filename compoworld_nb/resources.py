@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .core import *
 from .compose import to_openai_name
 from .task import Task
-from .serve import TaskSessions, ServeError, _library, check_host, _listen, _url
+from .serve import TaskSessions, ServeError, _library, check_host, _listen, _url, unknown_field
 
 # %% auto #0
 __all__ = ['SESSION_COOKIE', 'SESSION_HEADER', 'ResourcesServer', 'resources_app', 'serve_resources', 'register_cli']
@@ -82,25 +82,30 @@ def verify(self: ResourcesServer, sid: str | None, answer: Any = None) -> tuple[
 
 # %% ../nbs/43_resources.ipynb #0b7a334e
 def resources_app(server: ResourcesServer):
-    "A Starlette app with GET /tasks, POST /seed_session, POST /tools/{service__tool}, POST /verify over `server`."
+    """A Starlette app with GET /tasks, POST /seed_session {task_id}, POST /tools/{service__tool} {arguments}, POST /verify
+    {answer} over `server`; a body that is not JSON, or names a field the route does not take, is a 400 naming it (a tool's
+    unknown argument: the tool's own 400), and nothing is done."""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
     import json
 
-    async def body(request, route: str) -> tuple[Any, JSONResponse | None]:
+    async def body(request, route: str, fields: tuple | None = None) -> tuple[Any, JSONResponse | None]:
+        # the decoded body; an error response for text that is not JSON, or for an object with a key not in `fields`
         raw = await request.body()
         if not raw.strip(): return {}, None
-        try: return loads_json(raw), None
+        try: b = loads_json(raw)
         except ValueError as e:                                    # not JSON, not UTF-8, or nested too deep to decode
             return None, JSONResponse(err(400, f"{route}: the body is not JSON: {e}", "body"), status_code=400)
+        bad = unknown_field(b, fields, route) if fields is not None and isinstance(b, dict) else None
+        return (None, JSONResponse(bad, status_code=400)) if bad else (b, None)
 
     def sid(request) -> str | None: return request.headers.get(SESSION_HEADER) or request.cookies.get(SESSION_COOKIE)
 
     async def tasks(request):
         return JSONResponse(ok([{"task_id": t.id, "instruction": t.u, "services": t.services} for t in server.tasks.values()]))
     async def seed(request):
-        b, e = await body(request, "/seed_session")
+        b, e = await body(request, "/seed_session", ("task_id",))
         if e: return e
         st, out = server.seed(b.get("task_id") if isinstance(b, dict) else b)
         r = JSONResponse(out, status_code=st)
@@ -112,7 +117,7 @@ def resources_app(server: ResourcesServer):
         st, out = server.call(sid(request), request.path_params["name"], b)
         return JSONResponse(out, status_code=st)
     async def verify(request):
-        b, e = await body(request, "/verify")
+        b, e = await body(request, "/verify", ("answer",))
         if e: return e
         st, out = server.verify(sid(request), b.get("answer") if isinstance(b, dict) else b)
         return JSONResponse(out, status_code=st)

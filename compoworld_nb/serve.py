@@ -22,8 +22,9 @@ from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['SESSION_META', 'ServeError', 'parse_services', 'served_env', 'mcp_tool', 'observation_result', 'ServedWorld',
-           'make_server', 'run_client', 'session_key', 'episode_score', 'TaskSessions', 'make_task_server',
-           'check_host', 'serve_stdio', 'serve_http', 'run_serve', 'task_sessions', 'register_cli', 'main']
+           'make_server', 'run_client', 'session_key', 'episode_score', 'unknown_field', 'TaskSessions',
+           'make_task_server', 'check_host', 'serve_stdio', 'serve_http', 'run_serve', 'task_sessions', 'register_cli',
+           'main']
 
 # %% ../nbs/42_serve.ipynb #a410d179
 class ServeError(ValueError):
@@ -170,6 +171,15 @@ def episode_score(task: Task, s0: JointState, js: JointState, answer: str | None
     R = float(uniform([b], v.weights())[0]) if b else 0.0
     return {"b": b, "weights": v.weights(), "criteria": [c.id for c in v.criteria], "R": R, "success": bool(b) and all(b)}
 
+# %% ../nbs/42_serve.ipynb #81be2db4
+def unknown_field(body: dict, fields: tuple, where: str) -> dict | None:
+    "None if every key of the request object `body` is one of `fields`, else a 400 observation naming the first unknown key (in sorted order) and the known ones."
+    extra = sorted((k for k in body if k not in fields), key=lambda k: (type(k) is not str, k if type(k) is str else ""))
+    if not extra: return None
+    k = extra[0] if type(extra[0]) is str else short_repr(extra[0], 60)
+    known = f"its fields are {', '.join(fields)}" if fields else "it takes no fields"
+    return err(400, f"{where}: unknown field {short_repr(k, 60)}; {known}", k[:80])
+
 # %% ../nbs/42_serve.ipynb #b62c0c73
 class TaskSessions:
     "One task served per MCP session: each session's episode starts from its own copy of s0; `reset` restarts it, `score` gives (b, R)."
@@ -208,10 +218,13 @@ class TaskSessions:
         return t.input_schema if t is not None else self.template.input_schema(mcp_name)
 
     def call(self, key: str | None, mcp_name: str, arguments: dict | None = None) -> types.CallToolResult:
-        "Run a tool (or `reset` / `score`) in session `key`; a 400 result if `key` is None (a stateless request that names no session)."
+        "Run a tool (or `reset` / `score`) in session `key`; a 400 result if `key` is None (a stateless request that names no session) or a meta-tool is given an argument it does not take."
         if key is None:
             return observation_result(err(400, f"this request names no session: pass _meta {{{SESSION_META!r}: ID}} with every call "
                                                "(MCP 2026-07-28 is stateless), or connect with a 2025 session", "_meta"))
+        if mcp_name in ("reset", "score"):
+            e = unknown_field(arguments or {}, tuple(self.input_schema(mcp_name)["properties"]), mcp_name)
+            if e: return observation_result(e)
         if mcp_name == "reset": return observation_result(self.reset(key))
         if mcp_name == "score":
             a = (arguments or {}).get("answer")
