@@ -337,10 +337,12 @@ def scenario_task(library: dict, seed: int, scenarios: dict, k: int | None = Non
         k, l_min, l_max, n_distractors = w["k"], w["l_min"], w["l_max"], w["distractors"]
     rng = random.Random(seed)
     if not scenarios: raise AuthoringError("scenario_cast", "no scenarios given")
+    scenarios = {n: sc for n, sc in scenarios.items() if k in sc.shape.ks}      # only shapes a cast of K can have
+    if not scenarios: raise AuthoringError("scenario_k", f"no scenario given has a shape cast with K={k}")
     by_shape: dict = {}
     for name in sorted(scenarios): by_shape.setdefault(scenarios[name].shape.name, []).append(name)
     sc: Scenario = scenarios[rng.choice(by_shape[rng.choice(sorted(by_shape))])]     # a shape, then one of its stories: shapes weigh alike
-    cast = bind_roles(sc.shape, library, rng, extra=max(0, k - sc.shape.k))      # a larger K casts the shape's optional roles
+    cast = bind_roles(sc.shape, library, rng, avoid=sc.shape.avoid, extra=max(0, k - sc.shape.k))      # a larger K casts the shape's optional roles
     if cast is None: raise AuthoringError("scenario_cast", f"the library cannot cast scenario {sc.name!r} (shape {sc.shape.name}) with K={k}")
     C0 = list(dict.fromkeys(cast.values()))
     if len(C0) != k: raise AuthoringError("scenario_k", f"scenario {sc.name!r} uses K={len(C0)} services, not K={k}")

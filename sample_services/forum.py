@@ -328,7 +328,8 @@ from compoworld_nb.steps import add_beat
 def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> dict:
     "Plant an announcements topic titled `title` whose first post is `body`; the reference searches the posts for the title."
     tid, pid = ctx.plant_id("t"), ctx.plant_id("p")
-    uid = sorted(ctx.state("forum").users)[1]
+    st = ctx.state("forum")
+    uid = next(u for u in sorted(st.users)[1:] if u != st.me)     # never me: my own post would be selected with my reply (a shared selector)
     def plant(s: ForumState):
         t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 48)))
         put(s, "topics", tid, Topic(id=tid, title=title, category_id="announcements", author=uid, created_at=t, last_posted_at=t))

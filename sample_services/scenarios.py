@@ -1,7 +1,9 @@
-"""Workflow scenarios over the sample library (compoworld_nb.scenario): seven shapes and the stories that give them meaning.
+"""Workflow scenarios over the sample library (compoworld_nb.scenario): the shapes and the stories that give them meaning.
 
-The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover) at
-their play functions below. Every shape is K=5 with seven visits and two revisits, plus 0-2 wrap-up visits (`_wrap_up`, so L is 7-9), and each edge carries a value the next visit uses
+The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover, and
+the K=2 shapes for the demo's short recipe, list_notice, ...) at their play functions below. Seven shapes are K=5 with seven
+visits and two revisits, plus 0-2 wrap-up visits (`_wrap_up`, so L is 7-9); the K=2 shapes have three or four visits. Each
+edge carries a value the next visit uses
 (a title, an email address, a reference such as a ticket id, an invite link or a message thread).
 
 * `weather_event` — an organiser's note points to a plan document; the plan names an event on the calendar, a weather
@@ -31,7 +33,7 @@ from compoworld_nb.steps import beats_of
 from compoworld_nb.state import read, scan
 from sample_services.sqlite import _lit
 
-__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "SCENARIOS"]
+__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "LIST_NOTICE", "SCENARIOS"]
 
 # every short forecast the weather fixture can give that means rain or snow
 WET = ["Chance Light Rain", "Light Rain", "Rain Showers Likely", "Chance Light Snow", "Light Snow", "Snow Showers Likely"]
@@ -1005,3 +1007,96 @@ _HANDOVER_STORIES = [
 ]
 for name, dom, thing in _HANDOVER_STORIES:
     register_scenario(Scenario(name, dom, HANDOVER, {"thing": thing}))
+
+
+# --- K=2 shapes: short workflows for small models (two services, one revisit; L = 3 or 4, at most ~8 reference calls) ---
+# Each still is a request a person makes: goal-level u, a condition on an observed value, a set with an exclusion or an
+# answer, and writes in both services where the pair allows. They have no optional roles (`Shape.ks` is (2,)), so the
+# K=5 draws are untouched.
+
+# --- shape 8: a sign-up list decides who is emailed, and the list is marked with what the count decides -------------------
+def _play_list_notice(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    boss = rng.choice(w.others)
+    n = rng.randint(10, 99)
+    thing = f"{st['thing']} #{n}"
+    title = f"{thing}: {st['list']}"
+    people = rng.sample([x for x in w.others if x != boss], rng.choice((3, 4)))
+    marks = [rng.choice((st["yes"], st["no"])) for _ in people]
+    if st["yes"] not in marks: marks[0] = st["yes"]
+    if st["no"] not in marks: marks[-1] = st["no"]
+    ins = [x for x, m in zip(people, marks) if m == st["yes"]]
+    outs = [x for x, m in zip(people, marks) if m == st["no"]]
+    need = rng.choice((2, 3))
+    enough = len(ins) >= need
+    ok_say, short_say = st["ready"], st["short"]
+    venue = rng.choice(w.places).label
+    hour = rng.choice(("9:00", "10:30", "13:00", "17:30"))
+    subject = f"{thing}: {st['subject']}"
+    list_spot = _spot(p, "list", title)
+    brief = rng.random() < 0.8                               # a note in the inbox points to the list (L=4), or u does (L=3: a walk the demo's l_min=4 refuses)
+    f = {}
+
+    if brief:
+        @p.beat("brief", at="mail")
+        def _():                                             # the organiser's note points to the list
+            b = p.visit("mail")
+            b["doc"](ctx, title=f"{thing} — over to you", author=boss,
+                     body=ph.pick("The {l} for {t} is “{d}” ({where}); the rule is at the bottom.", "Can you deal with the {l} for {t}? It's “{d}” in {where}.",
+                                  l=st["list"], t=thing, d=title, where=list_spot["phrase"]))
+
+    @p.beat("list", at="list", after=("brief",) if brief else ())
+    def _():                                                 # the list: who said what, where and when, and the rule
+        d = p.visit("list")
+        d["doc"](ctx, title=title, author=boss, spot=list_spot, body="\n".join(      # compact: a small model reads it within ~600 characters
+            [f"{st['intro']} — {venue}, {hour}:", *[f"{x.name} <{x.email}>: {m}" for x, m in zip(people, marks)],
+             f"Rule: email each person {st['yes']} (subject “{subject}”) the place and time; nobody {st['no']}.",
+             f"Then note here “{ok_say}” if {need}+ are {st['yes']}, else “{short_say}”, with the last email's thread id."]))
+
+    @p.beat("emails", at="mail", after="list")
+    def _():                                                 # one email per person marked yes
+        m = p.visit("mail")
+        sels, got = _observed(ctx, m["notify"], people=ins, subject=subject, body=lambda x: f"Hi {x.first},\n\n{thing} is at {venue}, {hour}. See you there!\n")
+        for s in sels: p.require(s, "contains", venue, f"{s['person'].name} ({st['yes']}) is emailed the place ({venue})", rivals=[q.label for q in w.places if q.label != venue])
+        p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(ins), f"exactly the {len(ins)} {'people' if len(ins) > 1 else 'person'} marked {st['yes']} get the email")
+        p.exclude(m["notify"].absent(ctx, outs[0]), f"{outs[0].name} ({st['no']}) gets no email", m["notify"].mistake(ctx, outs[0], subject))
+        p.members("emailed", [x.email for x in ins], [x.email for x in outs])
+        f["ref"] = _ref(got)
+
+    @p.beat("note", at="list", after="emails")
+    def _():                                                 # the list marked with what the count decides, citing the emails
+        back = p.visit("list")
+        say = ok_say if enough else short_say
+        s, got = _observed(ctx, back["annotate"], title=title, text=f"{say} — {len(ins)} {st['yes']}; emails sent (thread {f['ref']}).")
+        c1 = p.require(s, "contains", say, f"the list is marked “{say}” ({len(ins)} {st['yes']}, {need} needed)", rivals=[short_say if enough else ok_say])
+        p.require(s, "contains", f["ref"], "the note on the list cites the last email's thread")
+        p.condition("enough_people", len(ins), {"op": "gte", "value": need}, enough, [c1], [c1], visit=p.pos("list"))
+
+    p.run()
+    p.ask(str(len(ins)), f"the final answer says how many people are {st['yes']} ({len(ins)})")
+    first = (ph.pick("{b} handed {t} over to me.", "{b} asked me to take care of {t}.", "Could you sort out {t} for {b}?", b=boss.first, t=thing.lower()) if brief else
+             ph.pick("The {l} for {t} is “{d}” ({where}).", "Could you handle the {l} for {t}? It's “{d}” in {where}.",
+                     l=st["list"], t=thing.lower(), d=title, where=list_spot["phrase"]))
+    middle = [ph.pick("Go by the list's rule: only the people who said yes hear from us.", "The list says who gets an email and what to note on it.",
+                      "Do what the list's rule says, and mark the list when you're done."),
+              ph.maybe(ph.pick("Don't email anyone who said no.", "People who declined don't need an email."), 0.4)]
+    last = ph.pick("How many are coming?", "Tell me how many said yes.", "And let me know the head count.")
+    p.u = ph.say(first, middle, last)
+
+LIST_NOTICE = Shape("list_notice", roles={"list": ("doc", "annotate")}, fixed={"mail": "gmail"}, play=_play_list_notice,
+                    avoid=("slack", "notion"))   # their document reads (a channel dump; one block per line) do not fit 600 characters
+
+_NOTICE_STORIES = [
+    ("volunteer_signup", "community", "Volunteer shift", "sign-up sheet", "Volunteers", "confirmed", "can't make it", "ready to go", "needs more people", "your shift"),
+    ("team_lunch_rsvp", "people", "Team lunch", "RSVP list", "Replies", "coming", "not coming", "booked", "too few for a booking", "lunch details"),
+    ("bug_bash_signup", "engineering", "Bug bash", "sign-up list", "Testers", "signed up", "dropped out", "going ahead", "postponed", "bug bash details"),
+    ("customer_dinner", "sales", "Customer dinner", "guest list", "Guests", "accepted", "declined", "table confirmed", "too few guests", "dinner details"),
+    ("interview_panel", "hiring", "Interview panel", "panel list", "Panelists", "available", "unavailable", "panel complete", "panel incomplete", "panel details"),
+    ("workshop_seats", "events", "Workshop", "seat list", "Seats", "registered", "withdrew", "going ahead", "not enough sign-ups", "workshop details"),
+    ("carpool_list", "operations", "Site trip", "carpool list", "Riders", "riding", "driving themselves", "van booked", "no van needed", "pickup details"),
+    ("study_group", "knowledge", "Study group", "attendance list", "Members", "attending", "skipping", "session on", "session cancelled", "session details"),
+]
+for name, dom, thing, lst, intro, yes, no, ready, short, subj in _NOTICE_STORIES:
+    register_scenario(Scenario(name, dom, LIST_NOTICE, {"thing": thing, "list": lst, "intro": intro, "yes": yes, "no": no,
+                                                        "ready": ready, "short": short, "subject": subj}))
