@@ -94,16 +94,19 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
 # The host's identity, which these functions read without an audit event: its user and group database (libc reads
 # /etc/passwd, /etc/group, /etc/shadow), its name and kernel (uname), the host user's supplementary groups, the host's
-# load, and other processes' existence, sessions and niceness (getpriority, getpgid, getsid of another pid). The
+# load, and other processes' existence, sessions, niceness and scheduling (getpriority, getpgid, getsid, sched_get*
+# of another pid). The
 # bootstrap replaces them, wherever a loaded module refers to them, by stubs that answer as a sandbox that sees only
 # itself does: as an empty database (what the namespace level's file system, no /etc, gives): listings empty, lookups
 # KeyError (getspnam FileNotFoundError), getgrouplist(user, group) only [group], getlogin OSError(ENXIO); uname
 # (sysname, "sandbox", "", "", machine); getgroups []; getloadavg OSError; for a pid other than 0 or the child's own
-# ProcessLookupError(ESRCH), as in a PID namespace; for its own, its pid (it leads its own session) and its niceness.
+# ProcessLookupError(ESRCH), as in a PID namespace; for its own, its pid (it leads its own session), its niceness, and
+# the scheduling it started with (it cannot change it: sched_set* are in _SCRUB_FUNCS).
 # Not a violation: library code copes with these answers (getpass.getuser, tarfile, shutil.chown, platform.uname).
 _HOST_IDENTITY = {"pwd": ("getpwuid", "getpwnam", "getpwall"), "grp": ("getgrgid", "getgrnam", "getgrall"),
                   "spwd": ("getspnam", "getspall"),
-                  "posix": ("getgrouplist", "getlogin", "uname", "getgroups", "getloadavg", "getpriority", "getpgid", "getsid")}
+                  "posix": ("getgrouplist", "getlogin", "uname", "getgroups", "getloadavg", "getpriority", "getpgid", "getsid",
+                            "sched_getscheduler", "sched_getparam", "sched_rr_get_interval", "sched_getaffinity")}
 
 # %% ../nbs/33_sandbox.ipynb #b9a1f057
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
@@ -180,13 +183,17 @@ def _host_identity_fn(name):
         if index(pid) not in (0, getpid()): raise ProcessLookupError(3, "No such process")
     def session(pid): own(pid); return getpid()       # the child leads its own session and process group
     def priority(which, who): index(which); own(who); return nice(0)
+    def sched(pid): own(pid); return mine[what] if what != "sched_getaffinity" else set(mine[what])
     what = name.rsplit(".", 1)[-1]
     kind = "uid" if what == "getpwuid" else "gid"
     u = os.uname()                                    # called before any stub is in place: only its strings are kept
     uname_t, sysname, machine, getpid, nice = type(u), u.sysname, u.machine, os.getpid, os.nice
+    mine = {n: getattr(os, n)(0) for n in ("sched_getscheduler", "sched_getparam", "sched_rr_get_interval", "sched_getaffinity")
+            if n == what}                             # the value only (fixed: the sched_set* functions are violations)
     f = {"getpwall": listing, "getgrall": listing, "getspall": listing, "getpwuid": by_id, "getgrgid": by_id, "getpwnam": by_name,
          "getgrnam": by_name, "getspnam": shadow, "getgrouplist": grouplist, "getlogin": login, "uname": uname, "getgroups": listing,
-         "getloadavg": load, "getpriority": priority, "getpgid": session, "getsid": session}[what]
+         "getloadavg": load, "getpriority": priority, "getpgid": session, "getsid": session,
+         "sched_getscheduler": sched, "sched_getparam": sched, "sched_rr_get_interval": sched, "sched_getaffinity": sched}[what]
     f.__name__ = f.__qualname__ = what
     return f
 

@@ -391,7 +391,8 @@ def test_the_namespace_level_alone_gives_the_same_account_answers(tmp_path):
 # os.getpgid and os.getsid (which host processes exist, their sessions, their niceness) raise no audit event. At the
 # hook level they answer from the same table as the account database (_HOST_IDENTITY), as a sandbox that sees only
 # itself would: a neutral uname, no supplementary groups, no load averages, and ESRCH for every process but the child
-# (which leads its own session). Not a violation: platform.system() and the like go on working.
+# (which leads its own session; sched_getaffinity and the rest of sched_get* too). Not a violation: platform.system()
+# and the like go on working.
 IDENTITY_PROBE = """import os, platform
 def t(f, *a):
     try: return repr(f(*a))
@@ -403,15 +404,18 @@ print(t(os.getpriority, os.PRIO_PROCESS, 0) == repr(os.nice(0)), t(os.getpriorit
       t(os.getpriority, os.PRIO_PROCESS, 1), t(os.getpriority, os.PRIO_USER, 1))
 print(t(os.getpgid, 0) == repr(me), t(os.getpgid, me) == repr(me), t(os.getpgid, 1), t(os.getsid, 0) == repr(me), t(os.getsid, 1))
 print(t(__import__('pos' + 'ix').uname) == t(os.uname), t(os.getpgid, 'x'))
+print(t(os.sched_getscheduler, 1), t(os.sched_getparam, 1), t(os.sched_rr_get_interval, 1), t(os.sched_getaffinity, 1),
+      os.sched_getaffinity(0) == os.sched_getaffinity(me), sorted(os.sched_getaffinity(0)))
 """
 
 def test_host_identity_reads_as_a_sandbox_that_sees_only_itself_at_the_hook_level():
     r = run_script(IDENTITY_PROBE, FAST, isolation="hook")
-    machine = os.uname().machine
+    machine, affinity = os.uname().machine, f"True {sorted(os.sched_getaffinity(0))}"   # the child's own is the parent's
     assert (r.status, r.violation, r.stdout.splitlines()) == ("ok", None, [
         f"('Linux', 'sandbox', '', '', {machine!r}) Linux sandbox", "[] OSError None",
         "True True ProcessLookupError 3 ProcessLookupError 3",
-        "True True ProcessLookupError 3 True ProcessLookupError 3", "True TypeError "]), r
+        "True True ProcessLookupError 3 True ProcessLookupError 3", "True TypeError ",
+        "ProcessLookupError 3 ProcessLookupError 3 ProcessLookupError 3 ProcessLookupError 3 " + affinity]), r
 
 
 @pytest.mark.parametrize("code,detail", [
