@@ -249,6 +249,7 @@ def _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require
     messages = synthesis_prompt(slug, raw, module)
     attempts, best, error = [], None, None
     for k in range(max_repairs + 1):
+        check_stop()                                          # a signal whose KeyboardInterrupt a finalizer swallowed
         t0 = time.monotonic()
         try: turn = chat(client, model, messages, **params)
         except LLMError as e:
@@ -269,6 +270,7 @@ def _synthesize(slug, raw, out, client, cfg, max_repairs, limits, level, require
         if fb is None: best = files; break
         last = files
         messages.append({"role": "user", "content": f"The draft did not pass.\n\n{fb}\n\nFix it and send both files again, complete."})
+    check_stop()                                              # a stopped run writes no service and no report
     rep = SynthesisReport(slug, module, model, best is not None, attempts, max_repairs, level, error=error)
     if best is not None:
         for n, c in best.items(): (out / n).write_text(c, encoding="utf-8")

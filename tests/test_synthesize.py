@@ -253,3 +253,17 @@ def test_a_live_server_is_a_spec_for_synthesis(tmp_path):
     with pytest.raises(SynthesisError, match=r"spec 'stdio:.*could not be read"): read_spec(f"stdio:{sys.executable} -c pass")
     with pytest.raises(SynthesisError, match=r"spec 'http://127.0.0.1:9/mcp'.*could not be read"): read_spec("http://127.0.0.1:9/mcp")
     with pytest.raises(SynthesisError, match="server command is empty"): read_spec("stdio:")
+
+
+def test_a_stop_noted_while_the_model_answers_ends_the_run_and_leaves_nothing(tmp_path, monkeypatch):
+    "A signal whose KeyboardInterrupt Python swallowed (in a finalizer) is noted by the CLI's handler: before, synthesis went on and wrote the service and its report; now the loop's core.check_stop() ends it and the folder it made is removed."
+    import compoworld_nb.synthesize as sy
+    from compoworld_nb.core import clear_stop, request_stop
+    real = sy.chat
+    def chat_then_signal(*a, **kw):
+        r = real(*a, **kw); request_stop(15); return r          # the handler ran, its exception was lost
+    monkeypatch.setattr(sy, "chat", chat_then_signal)
+    try:
+        with pytest.raises(KeyboardInterrupt): synth(tmp_path, [draft(code=400), draft(code=404)])
+    finally: clear_stop()
+    assert list(tmp_path.iterdir()) == []
