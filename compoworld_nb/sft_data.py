@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from .core import canonical_json
 
 from .policies import _tc
-from .harness import run_episode, shown_observation, TaskEnvironment, SYSTEM_PROMPT
+from .harness import run_episode, observation_pages, TaskEnvironment, SYSTEM_PROMPT
 from .task import Task
 from .trajectory import Trajectory
 
@@ -99,11 +99,12 @@ def identifiers(value) -> list[str]:
 _DECIMAL = re.compile(r"\d+\.\d+")
 
 def _seen(word: str, ctx: str) -> bool:
-    "Whether identifier `word` is in the shown text `ctx`, or is a decimal number of `ctx` rounded to fewer places (28.9005 from 28.90054)."
+    "Whether identifier `word` is in the shown text `ctx`, or is a decimal number of `ctx` rounded to fewer places (28.9005 from 28.90054, -74.2846 from -74.28459: the sign is not compared)."
     if word.lower() in ctx: return True
-    if not _DECIMAL.fullmatch(word): return False
-    d = len(word.split(".")[1])
-    return any(len(x.split(".")[1]) > d and round(float(x), d) == float(word) for x in _DECIMAL.findall(ctx))
+    w = word.lstrip("-")
+    if not _DECIMAL.fullmatch(w): return False
+    d = len(w.split(".")[1])
+    return any(len(x.split(".")[1]) > d and round(float(x), d) == float(w) for x in _DECIMAL.findall(ctx))
 
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
                  ) -> list[dict]:
@@ -155,36 +156,52 @@ def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_
         del env.steps[n0:]                           # no page of this call shows one: forget the tries (reads changed nothing)
     return [], ""
 
+_QUOTED = re.compile(r"""(?<!\w)'([^'\n]{2,80}?)'(?!\w)|(?<!\w)"([^"\n]{2,80}?)"(?!\w)""")
+
+def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int) -> tuple[list[dict], str]:
+    """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing`; else
+    the first whose later pages do (the read, then its pages in order, at most `max_pages`); made in `env` (recorded);
+    `([], '')` when none does."""
+    cands = _read_calls(env.env.services[svc], svc, words)
+    for r in cands:
+        _, o = env.env.call(env.js, r["tool"], r["arguments"])
+        seen = "\n" + _shown(env._shown("call_tool", r, o)) if o.get("ok") else ""
+        if any(w.lower() in seen for w in missing):
+            env._record({"name": "call_tool", "arguments": r}, o); return [r], seen
+    for r in cands:
+        n0 = len(env.steps)
+        o = env._step("call_tool", r)
+        if o.get("ok") and len(observation_pages(o, env.obs_chars)) > 1:
+            asked, seen = _page_reads(env, [r], missing, max_pages)
+            if asked: return [r] + asked, "\n" + _shown(env._shown("call_tool", r, o)) + seen
+        del env.steps[n0:]
+    return [], ""
+
 def revealing_reference(task: Task,  # the task whose reference is walked
                         library: dict,  # the service library
                         obs_chars: int = 600,  # observations as the policy sees them (`TaskEnvironment._shown`, as in `run_episode`)
-                        max_pages: int = 8,  # the most later pages of one earlier result read to find a value
+                        max_pages: int = 8,  # the most later pages of one result read to find a value
                        ) -> list[dict]:
     """The task's reference calls with calls inserted before any call whose identifiers no earlier observation (as
-    shown within `obs_chars`) showed: first the next pages of an earlier result (`"page": k`, in order up to the one that
-    shows a missing value, at most `max_pages` of one result), else a read-only call of the service whose page 1 shows one."""
+    shown within `obs_chars`) showed, while some call shows one: first the next pages of an earlier result (`"page": k`,
+    in order up to the one that shows a missing value, at most `max_pages` of one result); else a read-only call of the
+    service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction) whose page 1
+    shows one, or else one of its next pages does."""
     env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
+    quoted = [a or b for a, b in _QUOTED.findall(task.u)]
     for c in task.reference:
         args = c.get("arguments") or {}
         missing = [w for v in _leaves(args) for w in identifiers(v) if not _seen(w, ctx)]
-        while missing:                                # read on in earlier results while a page shows a missing value
+        svc = c["tool"].split(".", 1)[0]
+        words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
+        words = list(dict.fromkeys(w for w in words + identifiers(task.u) + quoted if len(w) > 2 and w.lower() in ctx))
+        while missing:
             asked, seen = _page_reads(env, out, missing, max_pages)
+            if not asked: asked, seen = _new_read(env, svc, words, missing, max_pages)
             if not asked: break
             out += asked; ctx += seen
             missing = [w for w in missing if not _seen(w, ctx)]
-        if missing:
-            svc = c["tool"].split(".", 1)[0]
-            words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
-            words = list(dict.fromkeys(w for w in words + identifiers(task.u) if len(w) > 2 and w.lower() in ctx))
-            for r in _read_calls(env.env.services[svc], svc, words):
-                _, o = env.env.call(env.js, r["tool"], r["arguments"])
-                seen = _shown(env._shown("call_tool", r, o)) if o.get("ok") else ""
-                if any(w.lower() in seen for w in missing):
-                    env._record({"name": "call_tool", "arguments": r}, o)
-                    out.append(r); ctx += "\n" + seen
-                    missing = [w for w in missing if not _seen(w, ctx)]
-                    if not missing: break
         a = _meta_args(c)
         o = env._step("call_tool", a)
         ctx += "\n" + _shown(env._shown("call_tool", a, o)); out.append(c)
@@ -261,7 +278,7 @@ def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                      policy_factory: Callable[[], Any] | None = None,  # () -> policy; None: the discovering replay of `revealing_reference`
                      n: int = 1,  # rollouts per task (1 for a deterministic replay)
                      seed: int = 0, max_steps: int | None = None,  # episode cap; None: long enough for the plan
-                     obs_chars: int = 600,  # observations are shown within this many characters (`harness.shown_observation`, as in `run_episode`)
+                     obs_chars: int = 600,  # observations are shown within this many characters (`TaskEnvironment._shown`: a result in pages, as in `run_episode`)
                      recovery: bool = False,  # with the discovering replay: also the replay of `recovering_reference` where it adds a wrong call
                     ) -> tuple[list[Trajectory], dict]:
     """Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`.
