@@ -473,9 +473,10 @@ def create_step(ctx, value, want):
 from compoworld_nb.steps import add_beat
 
 @add_beat(service, "event")
-def event_beat(ctx, title: str, place: str, guests: list) -> dict:
+def event_beat(ctx, title: str, place: str, guests: list, window: tuple | None = None) -> dict:
     """Plant an upcoming event titled `title` at `place` with `guests` (`[(Person, responseStatus)]`) invited; the reference
-    searches the next two weeks for it. Returns `{id, start, location, attendees}` as observed."""
+    searches the next two weeks for it, or between the dates `window` (`(first, last)`, `datetime.date`s, as a request states
+    them; the event falls 2-12 days after EPOCH, so a window must hold those days). Returns `{id, start, location, attendees}` as observed."""
     w = ctx.world
     s = ctx.state("calendar")
     prim = next(c for c in scan(s, "calendars") if c.primary)
@@ -492,7 +493,8 @@ def event_beat(ctx, title: str, place: str, guests: list) -> dict:
                                organizer=w.me.email, created=iso(EPOCH - timedelta(days=5)), updated=iso(EPOCH - timedelta(days=5)),
                                htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}"))
     ctx.plant("calendar", plant)
-    found = ctx.call("search-events", calendarId="primary", query=title, timeMin=iso(EPOCH), timeMax=iso(EPOCH + timedelta(days=14)))
+    lo, hi = (iso(EPOCH), iso(EPOCH + timedelta(days=14))) if window is None else (window[0].isoformat(), window[1].isoformat())
+    found = ctx.call("search-events", calendarId="primary", query=title, timeMin=lo, timeMax=hi)
     ev = found["events"][0]
     assert ev["summary"] == title
     return {"id": ev["id"], "location": ev["location"], "day": day, "attendees": ev.get("attendees", [])}

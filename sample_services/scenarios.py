@@ -1,7 +1,7 @@
 """Workflow scenarios over the sample library (compoworld_nb.scenario): the shapes and the stories that give them meaning.
 
 The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover, and
-the K=2 shapes for the demo's short recipe, list_notice, ...) at their play functions below. Seven shapes are K=5 with seven
+the K=2 shapes for the demo's short recipe: list_notice, rsvp_chase, bug_report) at their play functions below. Seven shapes are K=5 with seven
 visits and two revisits, plus 0-2 wrap-up visits (`_wrap_up`, so L is 7-9); the K=2 shapes have three or four visits. Each
 edge carries a value the next visit uses
 (a title, an email address, a reference such as a ticket id, an invite link or a message thread).
@@ -1100,3 +1100,168 @@ _NOTICE_STORIES = [
 for name, dom, thing, lst, intro, yes, no, ready, short, subj in _NOTICE_STORIES:
     register_scenario(Scenario(name, dom, LIST_NOTICE, {"thing": thing, "list": lst, "intro": intro, "yes": yes, "no": no,
                                                         "ready": ready, "short": short, "subject": subj}))
+
+# --- shape 9: an event's unanswered invitations chased, and the event kept or moved by how many accepted ---------------
+_RSVP = {"accepted": "accepted", "pending": "needsAction", "declined": "declined"}
+
+def _play_rsvp(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    org = rng.choice(w.others)
+    n = rng.randint(10, 99)
+    event = f"{st['event']} #{n}"
+    venue = rng.choice(w.places).label
+    alt = st["alt"].format(n=n, code=rng.randint(100, 999))
+    marks = ["accepted"] * rng.randint(1, 3) + ["pending"] * rng.randint(1, 2) + ["declined"] * rng.randint(1, 2)
+    rng.shuffle(marks)
+    guests = rng.sample([x for x in w.others if x != org], len(marks))
+    pending = [x for x, m in zip(guests, marks) if m == "pending"]
+    declined = [x for x, m in zip(guests, marks) if m == "declined"]
+    n_acc = marks.count("accepted")
+    need = rng.choice((2, 3))
+    keep = n_acc >= need
+    final = venue if keep else alt
+    subject = f"{event}: {st['subject']}"
+    window = (EPOCH.date(), EPOCH.date() + timedelta(days=13))                 # the event is 2-12 days ahead (`event_beat`)
+    say = lambda d: f"{d:%B} {d.day}, {d.year}"                                # written out: a reader may search with its ISO form
+    f = {}
+
+    @p.beat("brief", at="mail")
+    def _():                                                 # the organiser's note: the rule
+        b = p.visit("mail")
+        b["doc"](ctx, title=f"{st['event']} RSVPs", author=org, body="\n".join([      # the subject has no number: the event's title (with it) is what this visit reveals
+            f"{event} is on your calendar, some time between {say(window[0])} and {say(window[1])}. Please remind everyone who hasn't answered the invitation yet, one email each, subject “{subject}”.",
+            f"If fewer than {need} guests have accepted, move it to {alt}; otherwise it stays at {venue}.",
+            "Either way, note in the event's description that the reminders went out, with the thread id of the last one."]))
+
+    @p.beat("event", at="calendar", after="brief")
+    def _():                                                 # the event and who answered what
+        f["ev"] = p.visit("calendar")["event"](ctx, title=event, place=venue, guests=[(x, _RSVP[m]) for x, m in zip(guests, marks)], window=window)
+
+    @p.beat("chase", at="mail", after="event")
+    def _():                                                 # one reminder per guest who has not answered
+        m = p.visit("mail")
+        sels, got = _observed(ctx, m["notify"], people=pending, subject=subject,
+                              body=lambda x: f"Hi {x.first},\n\nCould you let me know if you can make {event}? Thanks!\n")
+        for s in sels: p.require(s, "contains", event, f"{s['person'].name} (no answer yet) is reminded about {event}")
+        p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(pending),
+                  f"exactly the {len(pending)} guest{'s who did not answer get' if len(pending) > 1 else ' who did not answer gets'} a reminder")
+        p.exclude(m["notify"].absent(ctx, declined[0]), f"{declined[0].name} (declined) gets no reminder", m["notify"].mistake(ctx, declined[0], subject))
+        p.members("reminded", [x.email for x in pending], [x.email for x, mk in zip(guests, marks) if mk != "pending"])
+        f["ref"] = _ref(got)
+
+    @p.beat("update", at="calendar", after="chase")
+    def _():                                                 # the event kept or moved by the head count, the reminders noted
+        c = p.visit("calendar")
+        (loc, desc), _ = _observed(ctx, c["update"], event_id=f["ev"]["id"], location=final,
+                                   description=f"{n_acc} accepted. Reminders sent (thread {f['ref']}).{'' if keep else ' Moved: too few acceptances.'}")
+        c1 = (p.exclude(loc, f"{event} stays at {venue} ({n_acc} accepted, {need} needed)", c["update"].mistake(ctx, f["ev"]["id"], alt)) if keep else
+              p.require(loc, "eq", alt, f"{event} is moved to {alt} ({n_acc} accepted, {need} needed)"))
+        p.require(desc, "contains", f["ref"], "the event's description cites the last reminder's thread")
+        p.condition("enough_accepted", n_acc, {"op": "gte", "value": need}, keep, [c1], [c1], visit=p.pos("event"))
+
+    p.run()
+    p.ask(final, f"the final answer says where {event} will be", rivals=[alt if keep else venue])
+    first = ph.pick("{o} asked me to chase the RSVPs for the {e}.", "Could you deal with the {e} RSVPs? {o} emailed me about it.",
+                    "The {e} is coming up and {o} wants the stragglers chased.", o=org.first, e=st["event"].lower())
+    middle = [ph.pick("{o}'s note has the rule for where it ends up.", "Whether it moves depends on how many have accepted — {o}'s note says.",
+                      "Go by {o}'s note.", o=org.first),
+              ph.maybe(ph.pick("Only people who haven't replied need a reminder.", "Don't bother anyone who already declined."), 0.5)]
+    last = ph.pick("Where will it be in the end?", "Tell me where it ends up.", "Let me know where it'll be.")
+    p.u = ph.say(first, middle, last)
+
+RSVP_CHASE = Shape("rsvp_chase", roles={}, fixed={"mail": "gmail", "calendar": "calendar"}, play=_play_rsvp)
+
+_RSVP_STORIES = [
+    ("board_meeting_rsvp", "finance", "Board meeting", "the video room meet.example.com/board-{n}", "please reply"),
+    ("design_review_rsvp", "design", "Design review", "a video call at meet.example.com/review-{n}", "are you coming?"),
+    ("offsite_dinner_rsvp", "offsite", "Offsite dinner", "the hotel restaurant, table {code}", "RSVP reminder"),
+    ("training_session_rsvp", "people", "Training session", "the online classroom meet.example.com/train-{n}", "reminder"),
+    ("partner_briefing_rsvp", "sales", "Partner briefing", "a webinar at meet.example.com/brief-{n}", "your RSVP"),
+    ("town_hall_rsvp", "operations", "Town hall", "the live stream at meet.example.com/townhall-{n}", "please RSVP"),
+    ("planning_day_rsvp", "product", "Planning day", "meeting room {code}", "RSVP please"),
+    ("alumni_meetup_rsvp", "community", "Alumni meetup", "the online lounge meet.example.com/alumni-{n}", "are you in?"),
+]
+for name, dom, ev, alt, subj in _RSVP_STORIES:
+    register_scenario(Scenario(name, dom, RSVP_CHASE, {"event": ev, "alt": alt, "subject": subj}))
+
+# --- shape 10: customer bug reports turned into one ticket, its priority by how many users are affected -------------------
+def _play_bug_report(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    lead = rng.choice(w.others)
+    people = rng.sample([x for x in w.others if x != lead], rng.choice((3, 3, 4)))
+    told, reporters = people[-1], people[:-1]
+    hits = [rng.randint(1, 6) for _ in reporters]
+    total, limit = sum(hits), rng.choice((5, 8, 10))
+    urgent = total >= limit
+    prio = 1 if urgent else 3
+    team = w.teams[rng.randrange(len(w.teams))]
+    n = rng.randint(100, 999)
+    ticket = f"{st['ticket']} (report #{n})"
+    subject = f"Re: {st['symptom']}"
+    f = {}
+
+    @p.beat("brief", at="mail")
+    def _():                                                 # the support lead's note: who reported it and the rule
+        b = p.visit("mail")
+        b["doc"](ctx, title=f"Customer reports: {st['symptom']}", author=lead, body="\n".join(
+            [f"Customers report that {st['symptom']} (report #{n}):"] + [f"- {x.name} <{x.email}>: {k} users affected" for x, k in zip(reporters, hits)] +
+            [f"- {told.name} <{told.email}>: already told by their account manager, no email.",
+             f"Rule: one ticket for the {team.name} team (key {team.id}) titled “{ticket}”, naming who reported it; priority 1 if {limit} or more users are affected in all, else 3.",
+             f"Reply to each customer who reported it (subject “{subject}”) with the ticket's identifier, then add the thread id of the last reply to the ticket's description."]))
+
+    @p.beat("ticket", at="tracker", after="brief")
+    def _():                                                 # the ticket, its priority decided by the count
+        p.visit("tracker")
+        desc = f"{st['symptom'][0].upper() + st['symptom'][1:]}. Reported by " + ", ".join(f"{x.name} ({k} users)" for x, k in zip(reporters, hits)) + "."
+        got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description=desc, priority=prio)
+        f["ident"], f["desc"] = got["identifier"], desc
+        sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
+        cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the ticket's priority is {prio} ({total} users affected, {limit} make it urgent)")
+        for x in reporters: p.require({**sel, "field": "description"}, "contains", x.name, f"the ticket names {x.name}, who reported it")
+        p.condition("urgent", total, {"op": "gte", "value": limit}, urgent, [cp], [cp], visit=p.pos("brief"))
+
+    @p.beat("replies", at="mail", after="ticket")
+    def _():                                                 # one reply per reporter, with the ticket's identifier
+        m = p.visit("mail")
+        ident = f["ident"]
+        sels, got = _observed(ctx, m["notify"], people=reporters, subject=subject,
+                              body=lambda x: f"Hi {x.first},\n\nThanks for reporting it. We're tracking it as {ident}.\n")
+        for s in sels: p.require(s, "contains", ident, f"{s['person'].name} is told the ticket's identifier ({ident})")
+        p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(reporters), f"exactly the {len(reporters)} customers who reported it get a reply")
+        p.exclude(m["notify"].absent(ctx, told), f"{told.name} (already told) gets no email", m["notify"].mistake(ctx, told, subject))
+        p.members("replied", [x.email for x in reporters], [told.email])
+        f["ref"] = _ref(got)
+
+    @p.beat("note", at="tracker", after="replies")
+    def _():                                                 # the replies' thread added to the ticket
+        p.visit("tracker")
+        ctx.call("linear_update_issue", id=f["ident"], description=f"{f['desc']} Customers replied to (thread {f['ref']}).")
+        p.require({"collection": "issues", "where": {"title": ticket, "teamId": team.id}, "field": "description"}, "contains", f["ref"],
+                  "the ticket's description cites the last reply's thread")
+
+    p.run()
+    p.ask(f["ident"], "the final answer gives the ticket's identifier")
+    first = ph.pick("{l} forwarded me some customer reports: {s}.", "Customers are reporting that {s} — {l} sent me the details.",
+                    "Can you take care of the reports {l} collected? {S}.", l=lead.first, s=st["symptom"], S=st["symptom"][0].upper() + st["symptom"][1:])
+    middle = [ph.pick("{l}'s note says how urgent it is and who should hear back.", "Follow {l}'s rule for the ticket and the replies.",
+                      "Track it and get back to the customers the way {l} asks.", l=lead.first),
+              ph.maybe(ph.pick("One customer has already been told, so leave them out.", "Don't email anyone who's already been told."), 0.4)]
+    last = ph.pick("What's the ticket number?", "Tell me the ticket's identifier.", "Send me the ticket id when you're done.")
+    p.u = ph.say(first, middle, last)
+
+BUG_REPORT = Shape("bug_report", roles={}, fixed={"mail": "gmail", "tracker": "linear"}, play=_play_bug_report)
+
+_BUG_STORIES = [
+    ("checkout_bug_reports", "commerce", "checkout fails with a card error", "Checkout card errors"),
+    ("login_loop_reports", "support", "the login page sends them back to itself", "Login loop"),
+    ("invoice_tax_reports", "finance", "invoices show the wrong tax", "Wrong tax on invoices"),
+    ("stale_report_reports", "data", "the weekly report shows last month's numbers", "Stale weekly report"),
+    ("export_column_reports", "product", "CSV exports miss the last column", "CSV export missing a column"),
+    ("app_crash_reports", "engineering", "the mobile app crashes on start", "Mobile app crash on start"),
+    ("phishing_reports", "security", "a phishing email is going round in our name", "Phishing email in our name"),
+    ("broken_link_reports", "content", "links in the help centre are broken", "Broken help centre links"),
+]
+for name, dom, symptom, tk in _BUG_STORIES:
+    register_scenario(Scenario(name, dom, BUG_REPORT, {"symptom": symptom, "ticket": tk}))

@@ -20,9 +20,12 @@ def _tasks(shape, seeds):
     return out
 
 NOTICE = _tasks("list_notice", range(16))
+RSVP = _tasks("rsvp_chase", range(12))
+BUGS = _tasks("bug_report", range(12))
+SHAPES = {"list_notice": (NOTICE, {"gmail", "forum"}), "rsvp_chase": (RSVP, {"gmail", "calendar"}), "bug_report": (BUGS, {"gmail", "linear"})}
 
 def test_k2_shapes_cast_only_at_k2_and_never_to_the_avoided_services():
-    assert {sc.shape.name for sc in K2.values()} >= {"list_notice"}
+    assert {sc.shape.name for sc in K2.values()} == set(SHAPES)
     assert all(sc.shape.ks == (2,) for sc in K2.values())
     per = collections.Counter(sc.shape.name for sc in K2.values())
     assert min(per.values()) >= 6 and len({sc.domain for sc in K2.values()}) >= 6
@@ -87,5 +90,68 @@ def test_demo_recipe_draws_workflows_with_at_most_a_tenth_token_chain():
     "The demo's recipe (PRETRAINED_RECIPE: K=2, L<=4, 2 distractors): generate_tasks draws the K=2 shapes; the token chain is at most 10%."
     ts, _ = generate_tasks(40, 0, LIB, WORLD, k=(2, 2), l_min=3, l_max=4, n_distractors=2, progress=False)
     kinds = collections.Counter(t.meta.get("shape", "token_chain") for t in ts)
-    assert len(ts) == 40 and kinds["token_chain"] <= 4, kinds
+    assert len(ts) == 40 and kinds["token_chain"] <= 4 and min(kinds[sh] for sh in SHAPES) >= 8, kinds
     assert set(kinds) - {"token_chain"} == {sc.shape.name for sc in K2.values()}
+
+
+def test_every_k2_shape_is_admitted_short_goal_level_with_writes_in_both_services():
+    for shape, (ts, services) in SHAPES.items():
+        assert len(ts) >= 12, shape
+        for t in ts:
+            assert admission_errors(t, LIB) == [] and t.meta["shape"] == shape and set(t.services) == services, t.meta["scenario"]
+            assert t.meta["K"] == 2 and t.meta["L"] in (3, 4) and len(t.reference) <= 8
+            assert not any(step_like(s) for s in sentences(t.u)) and "gmail" not in t.u.lower() and "linear" not in t.u.lower(), t.u
+            goal = [c for c in t.rubric if c["kind"] in ("state", "output")]
+            assert len(goal) >= 4 and {c["service"] for c in goal if c["kind"] == "state"} == services
+            assert t.meta["sets"] and t.meta["conditions"] and t.answer
+        assert len({t.meta["scenario"] for t in ts}) >= 5 and len({SCS[t.meta["scenario"]].domain for t in ts}) >= 4, shape
+
+def test_rsvp_chase_moves_the_event_only_when_too_few_accepted():
+    "Both branches across seeds: enough acceptances keep the venue (an exclusion a move fails), too few move it (location eq the alternative)."
+    outcomes = set()
+    for t in RSVP:
+        k, = t.meta["conditions"]
+        c = {c["id"]: c for c in t.rubric}[k["against"][0]]
+        assert (c["service"], c["field"]) == ("calendar", "location") and c["kind"] == ("unchanged" if k["outcome"] else "state")
+        out = [c for c in t.rubric if c["kind"] == "output"]
+        assert out[0]["value"] == t.answer and out[1]["op"] == "excludes" and t.answer not in out[1]["value"]
+        outcomes.add(k["outcome"])
+    assert outcomes == {True, False}
+    kept = next(t for t in RSVP if t.meta["conditions"][0]["outcome"])
+    a = Admission(kept, LIB)
+    m, = [m for m in kept.meta["mistakes"] if m["tool"] == "calendar.update-event"]
+    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
+    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0          # moving it anyway fails the kept branch
+
+def test_rsvp_chase_reminds_only_the_guests_who_did_not_answer():
+    for t in RSVP:
+        st, = t.meta["sets"]
+        per = [c for c in t.rubric if c["service"] == "gmail" and c["op"] == "contains"]
+        assert sorted(c["where"]["to.0"] for c in per) == sorted(st["members"]) and st["excluded"]
+        count, = [c for c in t.rubric if c["op"] == "count_eq"]
+        assert count["value"] == len(st["members"])
+
+def test_bug_report_priority_follows_the_affected_count_and_every_reporter_is_named_and_told():
+    outcomes = set()
+    for t in BUGS:
+        k, = t.meta["conditions"]
+        c = {c["id"]: c for c in t.rubric}[k["against"][0]]
+        assert (c["service"], c["field"], c["value"]) == ("linear", "priority", 1 if k["outcome"] else 3)
+        assert k["outcome"] == (k["observed"] >= k["test"]["value"])
+        st, = t.meta["sets"]
+        told = [c for c in t.rubric if c["service"] == "gmail" and c["op"] == "contains"]
+        assert sorted(c["where"]["to.0"] for c in told) == sorted(st["members"]) and all(c["value"] == t.answer for c in told)
+        assert len([c for c in t.rubric if c["service"] == "linear" and c["field"] == "description" and c["op"] == "contains"]) == len(st["members"]) + 1
+        outcomes.add(k["outcome"])
+    assert outcomes == {True, False}
+    t = BUGS[0]
+    a = Admission(t, LIB)
+    m, = [m for m in t.meta["mistakes"] if m["tool"] == "gmail.send_email"]
+    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
+    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    assert o["ok"] and m["arguments"]["to"] == t.meta["sets"][0]["excluded"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
+
+def test_every_k2_shapes_discovering_sft_replays_are_admitted():
+    kept, why = sft_trajectories(RSVP + BUGS, LIB)
+    assert why == {"not_success": 0, "unseen_value": 0} and len(kept) == len(RSVP + BUGS)
