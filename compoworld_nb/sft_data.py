@@ -97,14 +97,27 @@ def identifiers(value) -> list[str]:
     return [w for w in words if w and _IDENT.search(w)]
 
 _DECIMAL = re.compile(r"\d+\.\d+")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_ISO_DT = re.compile(r"(\d{4})-(\d{2})-(\d{2})t(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?")
+
+def _seen_datetime(m: re.Match, ctx: str) -> bool:
+    "An ISO date-time seen by its parts, as admission knows it (`facts._known`): its date shown (ISO, or written 'march 10' with the year shown) and its time shown ('10:00' or '9:00'; midnight needs none)."
+    y, mo, d, hh, mm = m.groups()
+    if not 1 <= int(mo) <= 12: return False
+    date_ok = f"{y}-{mo}-{d}" in ctx or (re.search(rf"\b{_MONTHS[int(mo) - 1]}\s+0?{int(d)}\b", ctx) is not None and y in ctx)
+    return date_ok and ((hh, mm) == ("00", "00") or f"{hh}:{mm}" in ctx or f"{int(hh)}:{mm}" in ctx)
 
 def _seen(word: str, ctx: str) -> bool:
-    "Whether identifier `word` is in the shown text `ctx`, or is a decimal number of `ctx` rounded to fewer places (28.9005 from 28.90054, -74.2846 from -74.28459: the sign is not compared)."
+    """Whether identifier `word` is in the shown text `ctx`; or is a shown number written to other places (28.9005 from
+    28.90054, 20900.00 from 20900; -74.2846 from -74.28459: the sign is not compared); or an ISO date-time whose date
+    and time were shown (`_seen_datetime`)."""
     if word.lower() in ctx: return True
     w = word.lstrip("-")
-    if not _DECIMAL.fullmatch(w): return False
-    d = len(w.split(".")[1])
-    return any(len(x.split(".")[1]) > d and round(float(x), d) == float(w) for x in _DECIMAL.findall(ctx))
+    if _DECIMAL.fullmatch(w):
+        d = len(w.split(".")[1])
+        return any(round(float(x), d) == float(w) for x in _NUMBER.findall(ctx))
+    m = _ISO_DT.fullmatch(w.lower())
+    return m is not None and _seen_datetime(m, ctx)
 
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
                  ) -> list[dict]:
@@ -137,9 +150,10 @@ def _read_calls(service, name: str, words: list[str]) -> list[dict]:
         if arg in strs: filled += [{"tool": f"{name}.{n}", "arguments": {arg: w}} for w in words]
     return plain + filled
 
-def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_pages: int) -> tuple[list[dict], str]:
+def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
     """Requests for the next pages of one earlier call in `done` (the latest first, pages in order, at most `max_pages`
-    a call) up to the first page that shows a word of `missing`, made in `env` (recorded); `([], '')` when no page does."""
+    a call) up to the first page after which a word of `missing` is seen (`_seen` in `ctx`, the text shown so far, and
+    the pages), made in `env` (recorded); `([], '')` when no page does."""
     shown_to: dict[str, int] = {}                 # the last page of each call the policy has read
     for c in done:
         k = canonical_json([c["tool"], c.get("arguments") or {}])
@@ -152,28 +166,29 @@ def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_
             o = env._step("call_tool", a)
             if not o.get("ok"): break                # past the last page
             asked.append({"tool": tool, "arguments": args, "page": page}); seen += "\n" + _shown(env._shown("call_tool", a, o))
-            if any(w.lower() in seen for w in missing): return asked, seen
+            if any(_seen(w, ctx + seen) for w in missing): return asked, seen
         del env.steps[n0:]                           # no page of this call shows one: forget the tries (reads changed nothing)
     return [], ""
 
 _QUOTED = re.compile(r"""(?<!\w)'([^'\n]{2,80}?)'(?!\w)|(?<!\w)"([^"\n]{2,80}?)"(?!\w)""")
 
-def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int) -> tuple[list[dict], str]:
-    """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing`; else
+def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
+    """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing` (seen with `ctx`); else
     the first whose later pages do (the read, then its pages in order, at most `max_pages`); made in `env` (recorded);
     `([], '')` when none does."""
     cands = _read_calls(env.env.services[svc], svc, words)
     for r in cands:
         _, o = env.env.call(env.js, r["tool"], r["arguments"])
         seen = "\n" + _shown(env._shown("call_tool", r, o)) if o.get("ok") else ""
-        if any(w.lower() in seen for w in missing):
+        if any(_seen(w, ctx + seen) for w in missing):
             env._record({"name": "call_tool", "arguments": r}, o); return [r], seen
     for r in cands:
         n0 = len(env.steps)
         o = env._step("call_tool", r)
         if o.get("ok") and len(observation_pages(o, env.obs_chars)) > 1:
-            asked, seen = _page_reads(env, [r], missing, max_pages)
-            if asked: return [r] + asked, "\n" + _shown(env._shown("call_tool", r, o)) + seen
+            first = "\n" + _shown(env._shown("call_tool", r, o))
+            asked, seen = _page_reads(env, [r], missing, max_pages, ctx + first)
+            if asked: return [r] + asked, first + seen
         del env.steps[n0:]
     return [], ""
 
@@ -197,8 +212,8 @@ def revealing_reference(task: Task,  # the task whose reference is walked
         words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
         words = list(dict.fromkeys(w for w in words + identifiers(task.u) + quoted if len(w) > 2 and w.lower() in ctx))
         while missing:
-            asked, seen = _page_reads(env, out, missing, max_pages)
-            if not asked: asked, seen = _new_read(env, svc, words, missing, max_pages)
+            asked, seen = _page_reads(env, out, missing, max_pages, ctx)
+            if not asked: asked, seen = _new_read(env, svc, words, missing, max_pages, ctx)
             if not asked: break
             out += asked; ctx += seen
             missing = [w for w in missing if not _seen(w, ctx)]

@@ -33,3 +33,17 @@ def test_a_value_only_in_a_summarised_string_is_unseen():
     msgs = [{"role": "user", "content": "Use the code in the email."}, {"role": "tool", "content": text},
             {"role": "assistant", "tool_calls": [_tc(1, "call_tool", {"tool": "gmail.send_email", "arguments": {"body": "harbor-55"}})]}]
     assert unseen_values(msgs) == [{"turn": 2, "tool": "gmail.send_email", "value": "harbor-55"}]
+
+
+def test_a_value_is_seen_by_the_rules_admission_knows_it():
+    "A shown number written to other places and an ISO date-time whose parts were shown count as shown; a computed one does not."
+    from compoworld_nb.sft_data import _seen, _shown
+    ctx = _shown('{"data":{"amount":20900,"lng":-74.28459,"text":"Book it on 2025-03-07 from 10:00 to 10:30."},"ok":true}')
+    seen = {w: _seen(w, ctx) for w in ("20900.00", "-74.2846", "2025-03-07T10:00:00", "2025-03-07T10:30:00Z",
+                                       "2025-03-07T11:00:00", "2025-03-21T10:00:00", "20901.00")}
+    assert seen == {"20900.00": True, "-74.2846": True, "2025-03-07T10:00:00": True, "2025-03-07T10:30:00Z": True,
+                    "2025-03-07T11:00:00": False, "2025-03-21T10:00:00": False, "20901.00": False}
+    msgs = [{"role": "user", "content": "Book the call."}, {"role": "tool", "content": ctx},
+            {"role": "assistant", "tool_calls": [_tc(1, "call_tool", {"tool": "calendar.create-event",
+             "arguments": {"start": "2025-03-07T10:00:00", "end": "2025-03-07T11:00:00"}})]}]
+    assert unseen_values(msgs) == [{"turn": 2, "tool": "calendar.create-event", "value": "2025-03-07T11:00:00"}]
