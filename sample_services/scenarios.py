@@ -1,7 +1,7 @@
 """Workflow scenarios over the sample library (compoworld_nb.scenario): the shapes and the stories that give them meaning.
 
 The first two are described here; the others (order_problem, db_restock, zone_meeting, incident_followup, crm_handover, and
-the K=2 shapes for the demo's short recipe: list_notice, rsvp_chase, bug_report) at their play functions below. Seven shapes are K=5 with seven
+the K=2 shapes for the demo's short recipe: list_notice, rsvp_chase, bug_report, issue_wrapup) at their play functions below. Seven shapes are K=5 with seven
 visits and two revisits, plus 0-2 wrap-up visits (`_wrap_up`, so L is 7-9); the K=2 shapes have three or four visits. Each
 edge carries a value the next visit uses
 (a title, an email address, a reference such as a ticket id, an invite link or a message thread).
@@ -1265,3 +1265,89 @@ _BUG_STORIES = [
 ]
 for name, dom, symptom, tk in _BUG_STORIES:
     register_scenario(Scenario(name, dom, BUG_REPORT, {"symptom": symptom, "ticket": tk}))
+
+# --- shape 11: an issue's reporters told whether it is fixed, and the issue closed only if it is ----------------------
+def _play_issue_wrapup(p, st: dict) -> None:
+    ctx, rng, w = p.ctx, p.rng, p.ctx.world
+    ph = Phrasing(rng)
+    lead = rng.choice(w.others)
+    people = rng.sample([x for x in w.others if x != lead], rng.choice((3, 3, 4)))
+    internal, reporters = people[-1], people[:-1]
+    n = rng.randint(100, 999)
+    title = f"{st['bug']} (#{n})"
+    fixed = rng.random() < 0.5
+    version = f"v{rng.randint(2, 9)}.{rng.randint(0, 19)}.{rng.randint(0, 9)}"
+    status = f"Status: fixed in {version}." if fixed else f"Status: {st['open']}."
+    subject = f"Update on {st['bug'].lower()}"
+    gh = beats_of(p.library["github"])
+    spot = _spot(p, "github", title)
+    f = {}
+
+    @p.beat("brief", at="mail")
+    def _():                                                 # the maintainer's note: the rule
+        b = p.visit("mail")
+        b["doc"](ctx, title=f"{st['bug']} — follow-up", author=lead, body="\n".join([
+            f"Could you follow up on the GitHub issue “{title}” ({spot['phrase']})?",
+            f"Email each person it lists as a reporter (subject “{subject}”) whether it's fixed, and the version if it is; not the internal ones.",
+            "If the issue says it's fixed, close it with a comment citing the thread of your last email; otherwise just comment that, and leave it open."]))
+
+    @p.beat("issue", at="github", after="brief")
+    def _():                                                 # the issue: who reported it and its status line
+        g = p.visit("github")
+        g["doc"](ctx, title=title, author=lead, spot=spot, body="\n".join(
+            [st["what"], "Reporters:"] + [f"- {x.name} <{x.email}>" for x in reporters] + [f"- {internal.name} <{internal.email}> (internal)", status]))
+
+    @p.beat("emails", at="mail", after="issue")
+    def _():                                                 # one email per reporter: fixed (with the version) or not yet
+        m = p.visit("mail")
+        say = f"it is fixed in {version}" if fixed else "it is not fixed yet; we're still on it"
+        sels, got = _observed(ctx, m["notify"], people=reporters, subject=subject, body=lambda x: f"Hi {x.first},\n\nAbout {title}: {say}.\n")
+        for s in sels:
+            if fixed: p.require(s, "contains", version, f"{s['person'].name} is told it is fixed in {version}")
+            else: p.require(s, "contains", title, f"{s['person'].name} is told about {title}")
+        p.require({"collection": sels[0]["collection"], "where": {"subject": subject}}, "count_eq", len(reporters), f"exactly the {len(reporters)} reporters get the email")
+        p.exclude(m["notify"].absent(ctx, internal), f"{internal.name} (internal) gets no email", m["notify"].mistake(ctx, internal, subject))
+        p.members("reporters", [x.email for x in reporters], [internal.email])
+        f["ref"] = _ref(got)
+
+    @p.beat("close", at="github", after="emails")
+    def _():                                                 # the issue closed (fixed) or only commented (not yet), citing the emails
+        p.visit("github")
+        text = f"Reporters emailed (thread {f['ref']})."
+        if fixed:
+            cl = gh["close"](ctx, title, text)
+            c1 = p.require(cl["state"], "eq", "closed", f"the issue is closed: it says fixed in {version}")
+            sel = cl["comment"]
+        else:
+            i = next(i for i in sorted(scan(ctx.state("github"), "issues"), key=lambda i: i.id) if i.title == title)
+            r = read(ctx.state("github"), "repos", i.repo)
+            ctx.call("add_issue_comment", owner=r.owner, repo=r.name, issue_number=i.number, body=text)
+            sel = {"collection": "comments", "where": {"repo": r.id, "issue_number": i.number}, "field": "body"}
+            c1 = p.exclude({"collection": "issues", "where": {"id": i.id}, "field": "state"}, "the issue stays open: it is not fixed yet",
+                           {"tool": "github.update_issue_state", "arguments": {"owner": r.owner, "repo": r.name, "issue_number": i.number, "state": "closed", "state_reason": "completed"}})
+        p.require(sel, "contains", f["ref"], "the issue's comment cites the last email's thread")
+        p.condition("fixed", status, {"op": "contains", "value": "fixed in"}, fixed, [c1], [c1], visit=p.pos("issue"))
+
+    p.run()
+    p.ask(version if fixed else st["open"], f"the final answer gives the issue's status ({'fixed in ' + version if fixed else st['open']})")
+    first = ph.pick("{l} asked me to follow up on a GitHub issue.", "Could you do the follow-up {l} asked for on our GitHub issue?",
+                    "{l} wants the reporters of a GitHub issue told where it stands.", l=lead.first)
+    middle = [ph.pick("{l}'s note says what to do, depending on whether it's fixed.", "Go by {l}'s note.", "Only close it if it's really fixed.", l=lead.first),
+              ph.maybe(ph.pick("Internal people don't need an email.", "Just the reporters, not our own people."), 0.4)]
+    last = ph.pick("What's its status?", "Tell me where it stands.", "What does the issue say about its status?")
+    p.u = ph.say(first, middle, last)
+
+ISSUE_WRAPUP = Shape("issue_wrapup", roles={}, fixed={"mail": "gmail", "github": "github"}, play=_play_issue_wrapup)
+
+_ISSUE_STORIES = [
+    ("sync_bug_followup", "engineering", "Sync drops files", "Files added while offline are lost on the next sync.", "reproduced, fix in progress"),
+    ("api_timeout_followup", "devops", "API timeouts", "The orders API times out under load.", "investigating"),
+    ("docs_typo_followup", "content", "Wrong example in the docs", "The quick-start example uses a removed flag.", "needs a writer"),
+    ("csv_import_followup", "data", "CSV import fails", "Importing a CSV with a BOM fails.", "waiting for a sample file"),
+    ("dark_mode_followup", "design", "Dark mode contrast", "Buttons are unreadable in dark mode.", "in design review"),
+    ("token_leak_followup", "security", "Token shown in logs", "Access tokens appear in debug logs.", "patch in review"),
+    ("checkout_rounding_followup", "commerce", "Checkout rounding", "Totals are off by a cent for some carts.", "reproduced"),
+    ("sso_login_followup", "support", "SSO login fails", "Single sign-on fails for some accounts.", "awaiting vendor"),
+]
+for name, dom, bug, what, open_ in _ISSUE_STORIES:
+    register_scenario(Scenario(name, dom, ISSUE_WRAPUP, {"bug": bug, "what": what, "open": open_}))

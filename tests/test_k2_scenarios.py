@@ -22,7 +22,9 @@ def _tasks(shape, seeds):
 NOTICE = _tasks("list_notice", range(16))
 RSVP = _tasks("rsvp_chase", range(12))
 BUGS = _tasks("bug_report", range(12))
-SHAPES = {"list_notice": (NOTICE, {"gmail", "forum"}), "rsvp_chase": (RSVP, {"gmail", "calendar"}), "bug_report": (BUGS, {"gmail", "linear"})}
+ISSUES = _tasks("issue_wrapup", range(12))
+SHAPES = {"list_notice": (NOTICE, {"gmail", "forum"}), "rsvp_chase": (RSVP, {"gmail", "calendar"}), "bug_report": (BUGS, {"gmail", "linear"}),
+          "issue_wrapup": (ISSUES, {"gmail", "github"})}
 
 def test_k2_shapes_cast_only_at_k2_and_never_to_the_avoided_services():
     assert {sc.shape.name for sc in K2.values()} == set(SHAPES)
@@ -90,7 +92,7 @@ def test_demo_recipe_draws_workflows_with_at_most_a_tenth_token_chain():
     "The demo's recipe (PRETRAINED_RECIPE: K=2, L<=4, 2 distractors): generate_tasks draws the K=2 shapes; the token chain is at most 10%."
     ts, _ = generate_tasks(40, 0, LIB, WORLD, k=(2, 2), l_min=3, l_max=4, n_distractors=2, progress=False)
     kinds = collections.Counter(t.meta.get("shape", "token_chain") for t in ts)
-    assert len(ts) == 40 and kinds["token_chain"] <= 4 and min(kinds[sh] for sh in SHAPES) >= 8, kinds
+    assert len(ts) == 40 and kinds["token_chain"] <= 4 and min(kinds[sh] for sh in SHAPES) >= 3, kinds
     assert set(kinds) - {"token_chain"} == {sc.shape.name for sc in K2.values()}
 
 
@@ -153,5 +155,25 @@ def test_bug_report_priority_follows_the_affected_count_and_every_reporter_is_na
     assert o["ok"] and m["arguments"]["to"] == t.meta["sets"][0]["excluded"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
 
 def test_every_k2_shapes_discovering_sft_replays_are_admitted():
-    kept, why = sft_trajectories(RSVP + BUGS, LIB)
-    assert why == {"not_success": 0, "unseen_value": 0} and len(kept) == len(RSVP + BUGS)
+    kept, why = sft_trajectories(RSVP + BUGS + ISSUES, LIB)
+    assert why == {"not_success": 0, "unseen_value": 0} and len(kept) == len(RSVP + BUGS + ISSUES)
+
+
+def test_issue_wrapup_closes_the_issue_only_when_it_says_fixed():
+    "Fixed: closed (state eq closed) and each reporter told the version; not fixed: an exclusion that closing it fails, and the answer is the status line."
+    outcomes = set()
+    for t in ISSUES:
+        k, = t.meta["conditions"]
+        c = {c["id"]: c for c in t.rubric}[k["against"][0]]
+        assert (c["service"], c["field"]) == ("github", "state") and (c["kind"], c.get("value")) == (("state", "closed") if k["outcome"] else ("unchanged", None))
+        told = [c for c in t.rubric if c["service"] == "gmail" and c["op"] == "contains"]
+        assert sorted(c["where"]["to.0"] for c in told) == sorted(t.meta["sets"][0]["members"])
+        if k["outcome"]: assert all(c["value"] == t.answer and t.answer.startswith("v") for c in told)
+        outcomes.add(k["outcome"])
+    assert outcomes == {True, False}
+    t = next(t for t in ISSUES if not t.meta["conditions"][0]["outcome"])
+    a = Admission(t, LIB)
+    m, = [m for m in t.meta["mistakes"] if m["tool"] == "github.update_issue_state"]
+    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
+    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
