@@ -22,7 +22,7 @@ from . import rewards
 from .task import Task, task_env, materialize_s0
 
 # %% auto #0
-__all__ = ['MIN_PAGE_CHARS', 'META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment',
+__all__ = ['MIN_PAGE_CHARS', 'PAGED', 'META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment',
            'shown_observation', 'page_marker', 'observation_pages', 'tool_schema', 'meta_tool_schemas', 'Policy',
            'decode_arguments', 'run_episode', 'rollout_group']
 
@@ -69,16 +69,24 @@ class TaskEnvironment:
         return None
 
 # %% ../nbs/13_harness.ipynb #f3494b5a
+def _bad_page(name: str, page: Any) -> dict | None:
+    "The 400 of meta-tool `name` for a `page` that is no integer >= 1 (None means 1), else None."
+    if page is None or (isinstance(page, int) and not isinstance(page, bool) and page >= 1): return None
+    return err(400, f"{name}: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
+
 @patch_to(TaskEnvironment)
 def _list_services(self) -> dict:
     "Every service of the episode (the task's and the distractors), name and description, in name order."
     return ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
 
 @patch_to(TaskEnvironment)
-def _list_tools(self, service: str) -> dict:
-    "One `compact_signature` per tool of `service`; 404 for an unknown service."
+def _list_tools(self, service: str, page: Any = 1) -> dict:
+    "One `compact_signature` per tool of `service` (a long list is shown in pages, `page` as `call_tool`'s); 404 for an unknown service."
+    bad = _bad_page("list_tools", page)
+    if bad: return bad
     if service not in self.env.services: return err(404, f"unknown service={service!r}; call list_services", "service")
-    return ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in self.env.services[service].tools.items()])
+    o = ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in self.env.services[service].tools.items()])
+    return o if page in (None, 1) else _past_last("list_tools", o, page, self.obs_chars) or o
 
 @patch_to(TaskEnvironment)
 def _describe_tool(self, tool: str) -> dict:
@@ -110,6 +118,7 @@ def _summarised(x: Any, cap: int, keep: int | None) -> Any:
 def shown_observation(obs: dict,  # an observation envelope (`{"ok": ..., "data"/"error": ...}`)
                       obs_chars: int = 600,  # the longest text a model reads, in characters
                       page: int | None = None,  # None: the summary (the catalogue meta-tools); k >= 1: page k of `observation_pages` (a tool's result)
+                      tool: str = "call_tool",  # with `page`: the meta-tool whose result it is (the marker names it)
                      ) -> str:
     """The observation as a model reads it: its canonical JSON when that has at most `obs_chars` characters; else, with
     `page`, that page of `observation_pages`, and without, the loosest summary that fits (long strings shortened, then
@@ -117,7 +126,7 @@ def shown_observation(obs: dict,  # an observation envelope (`{"ok": ..., "data"
     at `obs_chars`. ValueError for a page that is no integer in 1..number of pages."""
     text = canonical_json(obs)
     if page is not None:
-        pages = observation_pages(obs, obs_chars)
+        pages = observation_pages(obs, obs_chars, tool)
         if isinstance(page, bool) or not isinstance(page, int) or not 1 <= page <= len(pages):
             raise ValueError(f"page={page!r}: the observation has pages 1..{len(pages)}")
         return pages[page - 1]
@@ -133,9 +142,10 @@ _SPACE = re.compile(r"\s")
 
 def page_marker(k: int,  # this page (1-based)
                 n: int,  # the number of pages
+                tool: str = "call_tool",  # the meta-tool whose result it is
                ) -> str:
     "The `page` entry of page `k` of `n`: where the reader is and, unless it is the last, how to read on."
-    return f"{k} of {n}" if k >= n else f"{k} of {n}: call_tool again with page={k + 1} for more"
+    return f"{k} of {n}" if k >= n else f"{k} of {n}: {tool} again with page={k + 1} for more"
 
 class _Node(dict): "A container being rebuilt from units (keys: dict keys, or list indices as ints)."
 
@@ -199,33 +209,34 @@ def _pack(units, size: Callable[[list], int], obs_chars: int) -> list[list]:
     return pages or [[]]
 
 @functools.lru_cache(maxsize=512)
-def _paged(text: str, obs_chars: int) -> tuple[str, ...]:
+def _paged(text: str, obs_chars: int, tool: str = "call_tool") -> tuple[str, ...]:
     "The pages of canonical observation text `text` (see `observation_pages`)."
     obs = json.loads(text)
     env = [((k,), v) for k, v in obs.items() if not isinstance(v, (dict, list, str))]   # the envelope (`ok`): on every page
     body = {k: v for k, v in obs.items() if isinstance(v, (dict, list, str))}
     digits = 1
     while True:          # the marker's length depends on the page count: budget for `digits` digits, widen if more
-        worst = page_marker(10 ** digits - 2, 10 ** digits - 1)
+        worst = page_marker(10 ** digits - 2, 10 ** digits - 1, tool)
         def size(units): return len(_page_text(env + units, worst))
         def fits(path, v): return len(canonical_json(v)) <= obs_chars and size([(path, v)]) <= obs_chars
         pages = _pack((u for k in sorted(body) for u in _units(body[k], (k,), fits)), size, obs_chars)
         if len(pages) < 10 ** digits - 1: break
         digits += 1
-    return tuple(_page_text(env + p, page_marker(k, len(pages))) for k, p in enumerate(pages, 1))
+    return tuple(_page_text(env + p, page_marker(k, len(pages), tool)) for k, p in enumerate(pages, 1))
 
 MIN_PAGE_CHARS = 160   # the smallest page budget: a page's envelope and marker need about 75 characters
 
 def observation_pages(obs: dict,  # an observation envelope
                       obs_chars: int = 600,  # the longest page, in characters (at least `MIN_PAGE_CHARS` are used)
+                      tool: str = "call_tool",  # the meta-tool the marker tells to call again
                      ) -> list[str]:
     """The pages a model reads `obs` in: `[canonical_json(obs)]` when it has at most `obs_chars` characters; else JSON
     texts of at most `obs_chars` characters each (longer only where one value's path with the marker alone is), page k
-    holding the envelope's `ok`, `"page": page_marker(k, n)` and the next share of the values in document order;
+    holding the envelope's `ok`, `"page": page_marker(k, n, tool)` and the next share of the values in document order;
     records stay whole where they fit a page, a longer string is cut across pages. Every value of `obs` is on a page."""
     text, budget = canonical_json(obs), max(obs_chars, MIN_PAGE_CHARS)
     if len(text) <= budget or not isinstance(obs, dict): return [text]
-    return list(_paged(text, budget))
+    return list(_paged(text, budget, tool))
 
 # %% ../nbs/13_harness.ipynb #9f8957b6
 @patch_to(TaskEnvironment)
@@ -244,28 +255,32 @@ def _again(self, tool: str, arguments: Any) -> dict:
     return err(400, f"call_tool: {tool} changes state, so a page never runs it again: a later page shows more of its last "
                     f"call's observation, and this episode has not called it with these arguments", "page")
 
+def _past_last(name: str, o: dict, page: int, obs_chars: int) -> dict | None:
+    "The 400 for a `page` past the last of observation `o` (an error observation has no later page: it is answered as it is), else None."
+    n = len(observation_pages(o, obs_chars, name))
+    return err(400, f"{name}: page={page} is past the last page of this observation ({n})", "page") if o.get("ok") and page > n else None
+
 @patch_to(TaskEnvironment)
 def _call_tool(self, tool: str, arguments: Any = None, page: Any = 1) -> dict:
     "Run `tool` on the current joint state (the state moves to s'), or, `page` k > 1, give the observation its page k is shown from without changing the state (`_again`); a bad `page` is a 400."
-    if page is None: page = 1
-    if isinstance(page, bool) or not isinstance(page, int) or page < 1:
-        return err(400, f"call_tool: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
-    if page == 1:
+    bad = _bad_page("call_tool", page)
+    if bad: return bad
+    if page in (None, 1):
         self.js, o = self.env.call(self.js, tool, arguments); return o
     o = self._again(tool, arguments)
-    n = len(observation_pages(o, self.obs_chars))
-    if o.get("ok") and page > n: return err(400, f"call_tool: page={page} is past the last page of this observation ({n})", "page")
-    return o
+    return _past_last("call_tool", o, page, self.obs_chars) or o
 
 # %% ../nbs/13_harness.ipynb #965baac6
+PAGED = ("call_tool", "list_tools")   # the meta-tools whose long results are paged: a later call may name any value of them
+
 @patch_to(TaskEnvironment)
 def _shown(self, name: str, arguments: Any, observation: dict) -> str:
-    """What a model reads for meta-tool call `name(arguments)` answered by `observation`: for `call_tool`, the page it
+    """What a model reads for meta-tool call `name(arguments)` answered by `observation`: for `call_tool` and `list_tools` (`PAGED`), the page it
     asked for (`arguments['page']`, default 1) of `observation_pages` within `obs_chars`; for an error (a bad page's
     400 too) and the catalogue meta-tools, `shown_observation`'s summary (an error is read whole or shortened, never paged)."""
-    if name != "call_tool" or not observation.get("ok"): return shown_observation(observation, self.obs_chars)
+    if name not in PAGED or not observation.get("ok"): return shown_observation(observation, self.obs_chars)
     k = arguments.get("page") if isinstance(arguments, dict) else None
-    return shown_observation(observation, self.obs_chars, k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else 1)
+    return shown_observation(observation, self.obs_chars, k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else 1, name)
 
 @patch_to(TaskEnvironment)
 def _obs(self, name: str, args: dict) -> str:
@@ -284,16 +299,18 @@ def list_services(self) -> str:
 
 # %% ../nbs/13_harness.ipynb #a9c94c8f
 @patch_to(TaskEnvironment)
-def list_tools(self, service: str) -> str:
+def list_tools(self, service: str, page: int = 1) -> str:
     """List the tools of one service, one line each.
 
     Args:
         service: a service name from list_services
+        page: which page of a long list to show
 
     Returns:
         The observation envelope as JSON: one compact signature per tool.
     """
-    return self._obs("list_tools", {"service": service})
+    args = {"service": service}
+    return self._obs("list_tools", args if page == 1 and not isinstance(page, bool) else {**args, "page": page})
 
 # %% ../nbs/13_harness.ipynb #b4240b01
 @patch_to(TaskEnvironment)

@@ -20,8 +20,8 @@ from .task import Task
 from .trajectory import Trajectory
 
 # %% auto #0
-__all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'revealing_reference',
-           'guessed', 'recovering_reference', 'admit_sft', 'sft_trajectories']
+__all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'listing_pages',
+           'revealing_reference', 'guessed', 'recovering_reference', 'admit_sft', 'sft_trajectories']
 
 # %% ../nbs/16_sft_data.ipynb #536144d1
 def _meta_args(c: dict) -> dict:
@@ -30,43 +30,52 @@ def _meta_args(c: dict) -> dict:
     return {**a, "page": c["page"]} if c.get("page", 1) != 1 else a
 
 def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]` (`"page": k` asks for page k of that call's result)
+                   listing: dict | None = None,  # {tool: the page of its service's list_tools that names it} (`listing_pages`); None: every tool on page 1
                   ) -> list[tuple[str, dict]]:
-    "Meta-tool calls `(name, arguments)`: list_services once, list_tools before a service's first call, describe_tool before a tool's first call, then each call_tool (with its `page`, if any)."
-    plan, services, tools = [], set(), set()
+    """Meta-tool calls `(name, arguments)`: list_services once, list_tools before a service's first call (and its next
+    pages, in order, before a tool named only on a later one), describe_tool before a tool's first call, then each
+    call_tool (with its `page`, if any)."""
+    plan, read, tools = [], {}, set()
     for c in reference:
         tool = c["tool"]; svc = tool.split(".", 1)[0]
         if not plan: plan.append(("list_services", {}))
-        if svc not in services: services.add(svc); plan.append(("list_tools", {"service": svc}))
-        if tool not in tools: tools.add(tool); plan.append(("describe_tool", {"tool": tool}))
+        if svc not in read: read[svc] = 1; plan.append(("list_tools", {"service": svc}))
+        if tool not in tools:
+            tools.add(tool)
+            for k in range(read[svc] + 1, (listing or {}).get(tool, 1) + 1): plan.append(("list_tools", {"service": svc, "page": k}))
+            read[svc] = max(read[svc], (listing or {}).get(tool, 1))
+            plan.append(("describe_tool", {"tool": tool}))
         plan.append(("call_tool", _meta_args(c)))
     return plan
 
 # %% ../nbs/16_sft_data.ipynb #a1c0e002
 def untrained_steps(reference: list[dict],  # reference calls; a call with `"untrained": True` is one SFT must not train on
+                    listing: dict | None = None,  # as `discovery_plan`'s
                    ) -> set[int]:
     "Indices into `discovery_plan(reference)` of the describe_tool and call_tool steps made for a reference call marked `untrained`."
-    plan, out, n = discovery_plan(reference), set(), 0
+    plan, out, n = discovery_plan(reference, listing), set(), 0
     for k, c in enumerate(reference):
-        m = len(discovery_plan(reference[:k + 1]))    # the plan grows call by call: steps n..m-1 are reference[k]'s
+        m = len(discovery_plan(reference[:k + 1], listing))    # the plan grows call by call: steps n..m-1 are reference[k]'s
         if c.get("untrained"): out |= {i for i in range(n, m) if plan[i][0] in ("describe_tool", "call_tool")}
         n = m
     return out
 
 # %% ../nbs/16_sft_data.ipynb #a48ea14e
 class DiscoveringPolicy:
-    "Replays `discovery_plan` of a reference (`reference(task)`, default the task's own), then answers with the task's expected answer (or 'Done.'); `untrained`: ids of its calls made for a reference call marked `untrained`."
+    "Replays `discovery_plan` of a reference (`reference(task)`, default the task's own; `listing(task)`: where its tools are listed, `listing_pages`), then answers with the task's expected answer (or 'Done.'); `untrained`: ids of its calls made for a reference call marked `untrained`."
     thread_safe = True
     name = "scripted:discover"
-    def __init__(self, reference: Callable[[Task], list[dict]] | None = None): self.reference = reference
+    def __init__(self, reference: Callable[[Task], list[dict]] | None = None, listing: Callable[[Task], dict] | None = None):
+        self.reference, self.listing = reference, listing
     def reset(self, task: Task, seed: int):
         ref = self.reference(task) if self.reference else task.reference
-        self.plan, self.i, self.answer = discovery_plan(ref), 0, task.answer or "Done."
-        self.untrained = {f"call_{i + 1}" for i in untrained_steps(ref)}   # ids of the calls SFT must not train on
+        lst = self.listing(task) if self.listing else None
+        self.plan, self.i, self.answer = discovery_plan(ref, lst), 0, task.answer or "Done."
+        self.untrained = {f"call_{i + 1}" for i in untrained_steps(ref, lst)}   # ids of the calls SFT must not train on
     def act(self, messages: list[dict]) -> dict:
         if self.i >= len(self.plan): return {"role": "assistant", "content": self.answer}
         name, args = self.plan[self.i]; self.i += 1
         return {"role": "assistant", "content": "", "tool_calls": [_tc(self.i, name, args)]}
-
 
 # %% ../nbs/16_sft_data.ipynb #b488ecef
 _WORD = re.compile(r"[\w.@+\-:]+")
@@ -138,6 +147,18 @@ def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observ
     return out
 
 # %% ../nbs/16_sft_data.ipynb #666b31ca
+def listing_pages(task: Task,  # the task whose environment's tools are listed
+                  library: dict,  # the service library
+                  obs_chars: int = 600,  # tool lists as the policy sees them (`TaskEnvironment._shown`: in pages)
+                 ) -> dict[str, int]:
+    "`{'svc.tool': k}`: the page of its service's `list_tools` that names each tool of the task's environment (first page showing its signature)."
+    env, out = TaskEnvironment(task, library, obs_chars=obs_chars), {}
+    for svc, service in env.env.services.items():
+        for k, p in enumerate(observation_pages(env._list_tools(svc), obs_chars, "list_tools"), 1):
+            for n in service.tools:
+                if f'"{svc}.{n}(' in p: out.setdefault(f"{svc}.{n}", k)
+    return out
+
 def _read_calls(service, name: str, words: list[str]) -> list[dict]:
     "Read-only calls of `service` to try: each tool without required arguments (no arguments), then each with one string argument per word."
     plain, filled = [], []
@@ -305,9 +326,10 @@ def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
             if r != refs[t.id][0]: refs[t.id].append(r)
     out = []
     for t in tasks:
+        lst = listing_pages(t, library, obs_chars) if policy_factory is None else None
         for k, ref in enumerate(refs.get(t.id, [None])):
-            make = policy_factory or (lambda ref=ref: DiscoveringPolicy(lambda _t: ref))
-            cap = max_steps or len(discovery_plan(ref or t.reference)) + 4
+            make = policy_factory or (lambda ref=ref, lst=lst: DiscoveringPolicy(lambda _t: ref, lambda _t: lst))
+            cap = max_steps or len(discovery_plan(ref or t.reference, lst)) + 4
             for i in range(n):
                 pol = make()
                 tr = run_episode(t, pol, library, seed + i, cap, obs_chars=obs_chars)

@@ -22,13 +22,14 @@ def list_services(episode: Any) -> str:
     return episode.list_services()
 
 # %% ../nbs/45_verifiers.ipynb #bb166ea4
-def list_tools(service: str, episode: Any) -> str:
+def list_tools(service: str, episode: Any, page: int = 1) -> str:
     """List the tools of one service, one line each.
 
     Args:
         service: a service name from list_services
+        page: which page of a long list to show
     """
-    return episode.list_tools(service)
+    return episode.list_tools(service, page)
 
 # %% ../nbs/45_verifiers.ipynb #409caeb3
 def describe_tool(tool: str, episode: Any) -> str:

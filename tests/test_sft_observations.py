@@ -7,6 +7,7 @@ from compoworld_nb.sft_data import unseen_values
 from compoworld_nb.policies import _tc
 
 def test_every_tool_of_a_long_listing_stays_named():
+    "A long tool list is paged (the summary kept its first 16 tools): its pages name every tool, in order, each page JSON within 600."
     lib, world = default_library()
     tasks = generate_tasks(4, 0, lib, world, k=(2, 2), l_min=2, l_max=4)[0]
     long = [(t, s["name"]) for t in tasks for s in TaskEnvironment(t, lib)._list_services()["data"]
@@ -14,17 +15,14 @@ def test_every_tool_of_a_long_listing_stays_named():
     assert len(long) >= 3
     for t, svc in long:
         env = TaskEnvironment(t, lib)
-        whole = env._list_tools(svc)
-        text = env.list_tools(svc)
-        shown = json.loads(text)                            # still JSON
-        assert len(text) <= 600
-        names = [s.split("(")[0] for s in whole["data"]]
-        listed = [s for s in shown["data"] if not s.startswith("…(")]
-        hidden = len(names) - len(listed)
-        assert [s.split("(")[0].rstrip("…") for s in listed] == names[:len(listed)]       # names never cut inside
-        assert shown["data"][len(listed):] == ([f"…({hidden} more)"] if hidden else [])  # what is left out is counted
-    assert any(len(json.loads(TaskEnvironment(t, lib).list_tools(svc))["data"]) == len(TaskEnvironment(t, lib)._list_tools(svc)["data"])
-               for t, svc in long)
+        whole = env._list_tools(svc)["data"]
+        first = json.loads(env.list_tools(svc))
+        n = int(first["page"].split(" of ")[1].split(":")[0])
+        assert n >= 2 and first["page"] == f"1 of {n}: list_tools again with page=2 for more"
+        pages = [first] + [json.loads(env.list_tools(svc, page=k)) for k in range(2, n + 1)]
+        assert all(len(canonical_json(p)) <= 600 for p in pages)
+        assert [s for p in pages for s in p["data"]] == whole           # every signature, whole, in order
+        assert json.loads(env.list_tools(svc, page=n + 1))["error"]["argument"] == "page"
 
 def test_a_value_only_in_a_summarised_string_is_unseen():
     obs = {"ok": True, "data": {"body": "x" * 700 + " code harbor-55"}}
