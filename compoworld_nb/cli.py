@@ -147,10 +147,14 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
                                 # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
     eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=24, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=2560,  # LoRA r=8 on all linear layers (2.4M trainable); ~10 CPU-s a
-                                # step at 1024 tokens, ~22 at 2560, ~30 at 4096. A K=2 discovering trajectory is 2,000-3,850 tokens:
-                                # at 1024 only its first four turns were trained, and the model then repeated its first call_tool (no
-                                # turn after a call result was ever in its loss); at 2560, 69 turns of 23 rows are past max_length
+    sft_steps=36, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=3072,  # LoRA r=8 on all linear layers (2.4M trainable); fp32: ~10
+                                # CPU-s a step at 1024 tokens, ~22 at 2560, ~30 at 4096. A K=2 discovering trajectory is 2,000-3,850
+                                # tokens: at 1024 only its first four turns were trained, and the model then repeated its first call_tool
+                                # (no turn after a call result was ever in its loss); at 2560, 5 of seed 0's 16 rows were cut. 36 steps:
+                                # each of the 16 rows seen twice or more (24 steps saw a row 1.5 times)
+    sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`): benchmarks/bench_sft_step.py
+                                # --mode step, seed 0's rows, 3 steps after a warm-up, one thread: fp32 24.7 CPU-s/step (27.3 s wall),
+                                # bf16 15.8 CPU-s (18.8 s wall); this CPU has avx512_bf16 but no AMX
     recovery=False,             # True: SFT rows also replay one wrong call (weight 0: not trained) and the reads that recover from
                                 # its error (`sft_data.recovering_reference`). Measured (seed 0, 3 held-out tasks, with max_length 4096):
                                 # held-out valid-call rate after SFT 0.297 (22 rows, recovering ones included) and 0.375 (39: 23 + 16),
@@ -158,7 +162,8 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
     min_sft_rows=16,            # author extra SFT-only tasks until trajectories of this many tasks pass admission (with recovery,
                                 # rows counted instead of tasks left 14 distinct tasks)
-    threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s)
+    threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s;
+                                # SFT fp32 with 2 threads on the shared machine: 53.7 CPU-s and 86.3 s wall a step against 24.7 / 27.3)
 
 # %% ../nbs/18_cli.ipynb #8bfdce0d
 def _model_tag(model: str) -> str:
@@ -306,7 +311,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
         if use_rc:   # the tiny model on this budget trains all its weights, at the tiny model's learning rate
             cfg = dataclasses.replace(cfg, lora=pre, lora_r=rc["lora_r"], lora_alpha=2 * rc["lora_r"], sft_batch_size=rc["sft_batch"],
                                       sft_lr=rc["sft_lr"] if pre else 3e-3, max_steps=rc["sft_steps"], max_length=rc["max_length"],
-                                      threads=rc["threads"],
+                                      threads=rc["threads"], cpu_autocast_bf16=rc["sft_bf16"],
                                       num_generations=rc["grpo_n"], grpo_batch_size=rc["grpo_n"], grpo_lr=rc["grpo_lr"],
                                       max_completion_length=rc["max_completion_length"], temperature=rc["grpo_temperature"])
         sft_res = sft(base, to_dataset(sft_rows(uniq.values(), tools=tools)), cfg, stage / "model" / "sft")

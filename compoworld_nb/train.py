@@ -24,7 +24,7 @@ from .core import DEFAULTS
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
-__all__ = ['TrainConfig', 'torch_threads', 'turns_cut', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward',
+__all__ = ['TrainConfig', 'torch_threads', 'cpu_autocast', 'turns_cut', 'sft', 'env_tool_schemas', 'final_answer', 'GroupReward',
            'tracker_metrics', 'grpo']
 
 # %% ../nbs/17_train.ipynb #94dffaa1
@@ -66,6 +66,7 @@ class TrainConfig:
     lr_scheduler: str = "linear"  # transformers scheduler name (TRL's default); "constant_with_warmup" suits long tiny-model SFT
     warmup_steps: int = 0  # linear warm-up steps of the learning rate
     threads: int | None = None  # torch CPU threads while training (None: leave torch's setting); 1 is fastest for tiny models
+    cpu_autocast_bf16: bool = False  # on CPU, SFT forward/backward under bf16 autocast (weights, LoRA and optimizer stay fp32; `cpu_autocast`)
     gradient_checkpointing: bool | None = None  # None: on with CUDA (saves memory), off on CPU (only costs time there)
 
     def __post_init__(self):
@@ -243,6 +244,12 @@ def torch_threads(n: int | None):
     finally:
         if n: torch.set_num_threads(old)
 
+# %% ../nbs/17_train.ipynb #6acb43b3
+def cpu_autocast(cfg: TrainConfig):
+    "Context of `torch.autocast('cpu', dtype=torch.bfloat16)` when `cfg.cpu_autocast_bf16` and `cfg.cpu`; otherwise a no-op context."
+    import contextlib
+    return torch.autocast("cpu", dtype=torch.bfloat16) if cfg.cpu_autocast_bf16 and cfg.cpu else contextlib.nullcontext()
+
 # %% ../nbs/17_train.ipynb #b7f1d778
 def turns_cut(tokenizer,  # the tokenizer whose chat template marks assistant spans (`{% generation %}`)
               rows: list[dict],  # SFT rows as `_sft_rows` gives them (`messages`, `tools` as a JSON string)
@@ -288,7 +295,7 @@ def sft(model_dir: str | Path,  # local HF model directory (e.g. from `build_tin
     trainer = SFTTrainer(model=model, args=args, train_dataset=ds, processing_class=tok,
                          peft_config=peft_config, callbacks=[logs, *(callbacks or []), watch := _StopWatch()])
     t0 = time.perf_counter()
-    with torch_threads(cfg.threads): trainer.train()
+    with torch_threads(cfg.threads), cpu_autocast(cfg): trainer.train()
     seconds = time.perf_counter() - t0
     return _finish(trainer, tok, out_dir, watch, {"log": logs.history, "losses": [h["loss"] for h in logs.history if "loss" in h],
                                            "seconds": seconds, "turns_cut": turns_cut(tok, ds.to_list(), cfg.max_length)})
