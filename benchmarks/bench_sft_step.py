@@ -25,9 +25,10 @@ def demo_rows(seed: int = 0) -> tuple[list[dict], dict]:
     from compoworld_nb.train import env_tool_schemas, _sft_rows
     from compoworld_nb.data import sft_rows
     from compoworld_nb.core import canonical_json
+    from compoworld_nb.core import load_settings
     library, world = default_library(); mark_quarantined(library)
     k, l_max = tuple(rc["k"]), max(rc["l_max"], rc["k"][1] + 1)
-    kw = dict(k=k, l_min=min(2, l_max), l_max=l_max, n_distractors=rc["distractors"])
+    kw = dict(k=k, l_min=min(load_settings("demo")["walk"]["l_min"], l_max), l_max=l_max, n_distractors=rc["distractors"])
     tasks, _ = generate_tasks(rc["n_tasks"] + rc["n_heldout"], seed, library, world, **kw)
     train = tasks[:rc["n_tasks"]]
     kept, _ = sft_trajectories(train, library, seed=seed)

@@ -147,14 +147,14 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
     eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
                                 # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
     eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=36, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=3072,  # LoRA r=8 on all linear layers (2.4M trainable); fp32: ~10
+    sft_steps=46, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=3072,  # LoRA r=8 on all linear layers (2.4M trainable); fp32: ~10
                                 # CPU-s a step at 1024 tokens, ~22 at 2560, ~30 at 4096. A K=2 discovering trajectory is 2,000-3,850
                                 # tokens: at 1024 only its first four turns were trained, and the model then repeated its first call_tool
-                                # (no turn after a call result was ever in its loss); at 2560, 5 of seed 0's 16 rows were cut. 36 steps:
-                                # each of the 16 rows seen twice or more (24 steps saw a row 1.5 times)
-    sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`): benchmarks/bench_sft_step.py
-                                # --mode step, seed 0's rows, 3 steps after a warm-up, one thread: fp32 24.7 CPU-s/step (27.3 s wall),
-                                # bf16 15.8 CPU-s (18.8 s wall); this CPU has avx512_bf16 but no AMX
+                                # (no turn after a call result was ever in its loss); seed 0's 23 rows average 2,986 tokens (max 3,846): 11
+                                # are longer than 3072. 46 steps: two epochs of seed 0's 23 rows (24 steps saw a row about once)
+    sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`); this CPU has avx512_bf16, no
+                                # AMX. One repeated row, 5 LoRA steps at 768 tokens: loss 1.052 -> 0.240 (bf16) vs 1.047 -> 0.204 (fp32),
+                                # 38 vs 51 CPU-s in all
     recovery=False,             # True: SFT rows also replay one wrong call (weight 0: not trained) and the reads that recover from
                                 # its error (`sft_data.recovering_reference`). Measured (seed 0, 3 held-out tasks, with max_length 4096):
                                 # held-out valid-call rate after SFT 0.297 (22 rows, recovering ones included) and 0.375 (39: 23 + 16),

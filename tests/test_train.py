@@ -503,3 +503,29 @@ def test_a_registered_variant_is_the_one_grpo_trains_with(warm, tmp_path):
     assert "rewards/test_quarter_first/mean" in h["trl"]
     with pytest.raises(KeyError, match="unknown reward 'nope'"):
         grpo(warm, [{"prompt": PROMPT, "task_id": "t0"}], ToyEnv, "nope", cfg, tmp_path / "x")
+
+
+def test_sft_under_cpu_bf16_autocast_trains_fp32_weights(tiny, tmp_path, monkeypatch):
+    "cpu_autocast_bf16: the training forward runs its linear layers in bf16; the saved weights are fp32 and changed; off, fp32."
+    seen = []
+    fwd = torch.nn.Linear.forward
+
+    def spy(self, x):
+        y = fwd(self, x)
+        seen.append(y.dtype)
+        return y
+
+    monkeypatch.setattr(torch.nn.Linear, "forward", spy)
+    before = params(tiny)
+    res = sft(tiny, DATA[:1] * 3, TrainConfig(sft_batch_size=1, max_steps=3, sft_lr=1e-2, threads=1, use_cpu=True,
+                                              cpu_autocast_bf16=True), tmp_path / "bf16")
+    assert (res["steps"], res["stopped"]) == (3, False) and seen and set(seen) == {torch.bfloat16}
+    # the same row three times: its loss falls (a bf16 weight copy cached for the whole run would keep it equal)
+    assert res["losses"][2] < res["losses"][1] < res["losses"][0], res["losses"]
+    from safetensors import safe_open
+    with safe_open(str(tmp_path / "bf16" / "model.safetensors"), "pt") as f:   # the file itself, not a load that casts
+        assert {f.get_tensor(k).dtype for k in f.keys()} == {torch.float32}
+    assert changed(before, params(tmp_path / "bf16"))
+    seen.clear()
+    sft(tiny, DATA, TrainConfig(sft_batch_size=4, max_steps=1, sft_lr=1e-3, threads=1, use_cpu=True), tmp_path / "fp32")
+    assert seen and set(seen) == {torch.float32}
