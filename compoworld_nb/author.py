@@ -401,7 +401,8 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
                    stats: dict | None = None, scenarios: dict | str | None = "default", chain_share: float = 0.08) -> tuple[list[Task], dict]:
     """Up to `n` admitted tasks and `{rule: rejected tasks}` (first broken rule). `k` may be a (lo, hi) range sampled per task; None
     values come from settings.ini. Each attempt is a workflow scenario (`scenario_task`; `scenarios="default"`: the shipped ones,
-    None: none) unless its seed draws the token chain (`author_task`, with probability `chain_share`), no scenario has that K, or
+    None: none) unless its seed draws the token chain (`author_task`, with probability `chain_share`), no scenario of that K fits (the
+    library casts its shape and its `Shape.ls` meet the L range), or
     a `domain` is asked for. `stats`, if given, is filled with counts and timing. Raises ValueError on bad K/L or chain_share."""
     if library is None: library, world_factory = default_library()
     if not 0.0 <= chain_share <= 1.0: raise ValueError(f"chain_share={chain_share!r} must be in [0, 1]")
@@ -414,6 +415,10 @@ def generate_tasks(n: int, seed: int = 0, library: dict | None = None, world_fac
     ks = (k, k) if isinstance(k, int) else tuple(k) if k is not None else (walk_settings()["k"],) * 2
     base = walk_settings(k=ks[0], l_min=l_min, l_max=l_max, distractors=n_distractors)
     l_min, l_max, n_distractors = base["l_min"], base["l_max"], base["distractors"]
+    def fits(sc, kk) -> bool:                                          # a scenario that could be admitted here: its L fits, the library casts it
+        return ((not sc.shape.ls or any(max(l_min, kk + 1) <= L <= l_max for L in sc.shape.ls))
+                and bind_roles(sc.shape, library, random.Random(0), avoid=sc.shape.avoid, extra=kk - sc.shape.k) is not None)
+    by_k = {kk: d for kk, d in ((kk, {n: sc for n, sc in d.items() if fits(sc, kk)}) for kk, d in by_k.items()) if d}   # none fits: the token chain
     n_auth = sum(is_authorable(s) for s in library.values())
     if ks[1] > n_auth: raise ValueError(f"K={ks[1]} is larger than the number of authorable services ({n_auth} of {len(library)})")
     if l_max <= ks[0] or l_max < l_min: raise ValueError(f"L={l_min}-{l_max} must allow L > K={ks[0]}")

@@ -27,6 +27,7 @@ class Shape:
     cites: tuple = ()                 # roles whose write must give a reference a later write can cite (its beat has no `no_reference` mark)
     optional: dict = field(default_factory=dict)   # role -> beats: roles cast only for a larger K (one more service each, in order)
     avoid: tuple = ()                 # services no role of the shape is cast to (e.g. one whose document read is a whole-channel dump, too long for a short shape)
+    ls: tuple = ()                    # the walk lengths L its plays can have (empty: not declared, any L is tried)
 
     @property
     def k(self) -> int: return len(set(self.fixed) | set(self.roles)) - len(self.same)   # the K of C a cast of this shape has

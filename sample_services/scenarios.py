@@ -33,7 +33,7 @@ from compoworld_nb.steps import beats_of
 from compoworld_nb.state import read, scan
 from sample_services.sqlite import _lit
 
-__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "LIST_NOTICE", "SCENARIOS"]
+__all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "LIST_NOTICE", "RSVP_CHASE", "BUG_REPORT", "ISSUE_WRAPUP", "SCENARIOS"]
 
 # every short forecast the weather fixture can give that means rain or snow
 WET = ["Chance Light Rain", "Light Rain", "Rain Showers Likely", "Chance Light Snow", "Light Snow", "Snow Showers Likely"]
@@ -1084,8 +1084,8 @@ def _play_list_notice(p, st: dict) -> None:
     last = ph.pick("How many are coming?", "Tell me how many said yes.", "And let me know the head count.")
     p.u = ph.say(first, middle, last)
 
-LIST_NOTICE = Shape("list_notice", roles={"list": ("doc", "annotate")}, fixed={"mail": "gmail"}, play=_play_list_notice,
-                    avoid=("slack", "notion"))   # their document reads (a channel dump; one block per line) do not fit 600 characters
+LIST_NOTICE = Shape("list_notice", roles={"list": ("doc", "annotate")}, fixed={"mail": "gmail"}, play=_play_list_notice, ls=(3, 4),
+                    avoid=("slack", "notion"))   # their document reads (a channel dump; one block per line) are paged: replays ~12k characters and up to 9 calls, forum's ~9k
 
 _NOTICE_STORIES = [
     ("volunteer_signup", "community", "Volunteer shift", "sign-up sheet", "Volunteers", "confirmed", "can't make it", "ready to go", "needs more people", "your shift"),
@@ -1170,7 +1170,7 @@ def _play_rsvp(p, st: dict) -> None:
     last = ph.pick("Where will it be in the end?", "Tell me where it ends up.", "Let me know where it'll be.")
     p.u = ph.say(first, middle, last)
 
-RSVP_CHASE = Shape("rsvp_chase", roles={}, fixed={"mail": "gmail", "calendar": "calendar"}, play=_play_rsvp)
+RSVP_CHASE = Shape("rsvp_chase", roles={}, fixed={"mail": "gmail", "calendar": "calendar"}, play=_play_rsvp, ls=(4,))
 
 _RSVP_STORIES = [
     ("board_meeting_rsvp", "finance", "Board meeting", "the video room meet.example.com/board-{n}", "please reply"),
@@ -1251,7 +1251,7 @@ def _play_bug_report(p, st: dict) -> None:
     last = ph.pick("What's the ticket number?", "Tell me the ticket's identifier.", "Send me the ticket id when you're done.")
     p.u = ph.say(first, middle, last)
 
-BUG_REPORT = Shape("bug_report", roles={}, fixed={"mail": "gmail", "tracker": "linear"}, play=_play_bug_report)
+BUG_REPORT = Shape("bug_report", roles={}, fixed={"mail": "gmail", "tracker": "linear"}, play=_play_bug_report, ls=(4,))
 
 _BUG_STORIES = [
     ("checkout_bug_reports", "commerce", "checkout fails with a card error", "Checkout card errors"),
@@ -1337,7 +1337,7 @@ def _play_issue_wrapup(p, st: dict) -> None:
     last = ph.pick("What's its status?", "Tell me where it stands.", "What does the issue say about its status?")
     p.u = ph.say(first, middle, last)
 
-ISSUE_WRAPUP = Shape("issue_wrapup", roles={}, fixed={"mail": "gmail", "github": "github"}, play=_play_issue_wrapup)
+ISSUE_WRAPUP = Shape("issue_wrapup", roles={}, fixed={"mail": "gmail", "github": "github"}, play=_play_issue_wrapup, ls=(4,))
 
 _ISSUE_STORIES = [
     ("sync_bug_followup", "engineering", "Sync drops files", "Files added while offline are lost on the next sync.", "reproduced, fix in progress"),

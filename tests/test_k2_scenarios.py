@@ -177,3 +177,12 @@ def test_issue_wrapup_closes_the_issue_only_when_it_says_fixed():
     js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
     c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
     assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
+
+def test_a_library_or_l_range_no_k2_shape_fits_falls_back_to_the_token_chain():
+    "generate_tasks draws only scenarios the library casts whose Shape.ls meet the L range; where none does, the token chain (as before K=2 shapes existed)."
+    two = {k: LIB[k] for k in ("gmail", "linear")}
+    ts, rej = generate_tasks(1, 3, two, WORLD, k=2, l_min=3, l_max=3, n_distractors=0, progress=False)
+    assert [t.meta["scenario"] for t in ts] == ["token_chain"] and rej == {}
+    ts, _ = generate_tasks(3, 3, two, WORLD, k=2, l_min=3, l_max=4, n_distractors=0, progress=False, chain_share=0.0)
+    assert {t.meta["shape"] for t in ts} == {"bug_report"}          # the only K=2 shape gmail + linear cast
+    assert {sc.shape.ls for sc in K2.values()} == {(3, 4), (4,)}
