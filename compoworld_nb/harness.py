@@ -187,18 +187,29 @@ def _pack(units, size: Callable[[list], int], obs_chars: int) -> list[list]:
     """Units packed into pages in order: a unit goes on the current page when the page stays within `obs_chars`
     (`size` of its units), else it starts the next page; a string too long for any page fills the current page,
     cut after a space in the piece's second half where there is one, and goes on over the next pages, each cut marked '…'."""
-    pages, cur = [], []
+    pages, cur, units, i = [], [], list(units), 0
     def close():
         nonlocal cur
         if cur: pages.append(cur); cur = []
-    for path, v in units:
-        if not isinstance(v, str) or size([(path, v)]) <= obs_chars:
-            if cur and (path in {p for p, _ in cur} or size(cur + [(path, v)]) > obs_chars): close()
-            cur.append((path, v)); continue
+    def whole(u): return not isinstance(u[1], str) or size([u]) <= obs_chars
+    while i < len(units):
+        path, v = units[i]
+        if whole(units[i]):
+            j = i                         # units[i:j]: the run of whole units; they go on as they fit, the longest prefix
+            while j < len(units) and whole(units[j]): j += 1
+            while i < j:                  # a unit takes at least 2 characters (a value and a comma): at most obs_chars/2 a page
+                take = _longest(lambda m: size(cur + units[i:i + m]) <= obs_chars, min(j - i, obs_chars // 2 + 1))
+                if take == 0 and cur: close(); continue
+                take = max(take, 1)       # one that fits no page alone has a page of its own
+                cur += units[i:i + take]; i += take
+                if i < j: close()
+            continue
+        i += 1
         rest, pre = v, ""
         while True:
-            if size(cur + [(path, pre + rest)]) <= obs_chars: cur.append((path, pre + rest)); break
-            m = _longest(lambda m: size(cur + [(path, pre + rest[:m] + _MORE)]) <= obs_chars, len(rest))
+            if len(rest) <= obs_chars and size(cur + [(path, pre + rest)]) <= obs_chars: cur.append((path, pre + rest)); break
+            # a piece of m characters takes at least m on the page: only pieces up to obs_chars are tried (linear in len(v))
+            m = _longest(lambda m: size(cur + [(path, pre + rest[:m] + _MORE)]) <= obs_chars, min(len(rest), obs_chars))
             if m < _MIN_PIECE and cur: close(); continue
             if m == 0: cur.append((path, pre + rest)); close(); break     # not one character fits: a page of its own
             cut = max((j.end() for j in _SPACE.finditer(rest, 0, m)), default=0)

@@ -145,3 +145,27 @@ def test_sft_reads_on_in_pages_and_no_refusal_is_a_hidden_page():
             before = [s for s in tr.steps[:n_before] if s.call["name"] == "call_tool"]
             assert not any(u["value"].lower() in _shown(canonical_json(s.observation)) for s in before), (t.id, u)
     assert pages_asked > 0
+
+
+def _paging_work(obs, obs_chars):
+    "Characters of page text `observation_pages` builds while packing `obs`, per character of the observation's JSON."
+    import compoworld_nb.harness as H
+    built, orig = [0], H._page_text
+    def counting(units, marker):
+        t = orig(units, marker); built[0] += len(t); return t
+    H._page_text = counting
+    try:
+        H._paged.cache_clear(); pages = H.observation_pages(obs, obs_chars)
+    finally: H._page_text = orig
+    return built[0] / len(canonical_json(obs)), len(pages)
+
+
+@pytest.mark.parametrize("obs, obs_chars", [
+    ({"ok": True, "data": {"body": "word " * 20000}}, MIN_PAGE_CHARS),     # one long string (a document read)
+    ({"ok": True, "data": "x" * 100000}, 600),                             # one long string with no space
+    ({"ok": True, "data": list(range(20000))}, 600),                       # many tiny items
+])
+def test_paging_work_is_linear_in_the_observation(obs, obs_chars):
+    "Paging builds at most ~100 characters of page text per observation character (was ~n/page for a long string, ~items per page for tiny items: 6050 and 237 here)."
+    work, n = _paging_work(obs, obs_chars)
+    assert n > 100 and work < 100, (work, n)
