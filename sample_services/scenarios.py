@@ -1185,6 +1185,10 @@ _RSVP_STORIES = [
 for name, dom, ev, alt, subj in _RSVP_STORIES:
     register_scenario(Scenario(name, dom, RSVP_CHASE, {"event": ev, "alt": alt, "subject": subj}))
 
+def _users(k: int) -> str:
+    "A count of users as a person writes it: 1 user, 3 users."
+    return f"{k} user" if k == 1 else f"{k} users"
+
 # --- shape 10: customer bug reports turned into one ticket, its priority by how many users are affected -------------------
 def _play_bug_report(p, st: dict) -> None:
     ctx, rng, w = p.ctx, p.rng, p.ctx.world
@@ -1206,7 +1210,7 @@ def _play_bug_report(p, st: dict) -> None:
     def _():                                                 # the support lead's note: who reported it and the rule
         b = p.visit("mail")
         b["doc"](ctx, title=f"Customer reports: {st['symptom']}", author=lead, body="\n".join(
-            [f"Customers report that {st['symptom']} (report #{n}):"] + [f"- {x.name} <{x.email}>: {k} users affected" for x, k in zip(reporters, hits)] +
+            [f"Customers report that {st['symptom']} (report #{n}):"] + [f"- {x.name} <{x.email}>: {_users(k)} affected" for x, k in zip(reporters, hits)] +
             [f"- {told.name} <{told.email}>: already told by their account manager, no email.",
              f"Rule: one ticket for the {team.name} team (key {team.id}) titled “{ticket}”, naming who reported it; priority 1 if {limit} or more users are affected in all, else 3.",
              f"Reply to each customer who reported it (subject “{subject}”) with the ticket's identifier, then add the thread id of the last reply to the ticket's description."]))
@@ -1214,11 +1218,11 @@ def _play_bug_report(p, st: dict) -> None:
     @p.beat("ticket", at="tracker", after="brief")
     def _():                                                 # the ticket, its priority decided by the count
         p.visit("tracker")
-        desc = f"{st['symptom'][0].upper() + st['symptom'][1:]}. Reported by " + ", ".join(f"{x.name} ({k} users)" for x, k in zip(reporters, hits)) + "."
+        desc = f"{st['symptom'][0].upper() + st['symptom'][1:]}. Reported by " + ", ".join(f"{x.name} ({_users(k)})" for x, k in zip(reporters, hits)) + "."
         got = ctx.call("linear_create_issue", title=ticket, teamId=team.id, description=desc, priority=prio)
         f["ident"], f["desc"] = got["identifier"], desc
         sel = {"collection": "issues", "where": {"title": ticket, "teamId": team.id}}
-        cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the ticket's priority is {prio} ({total} users affected, {limit} make it urgent)")
+        cp = p.require({**sel, "field": "priority"}, "eq", prio, f"the ticket's priority is {prio} ({_users(total)} affected, {limit} make it urgent)")
         for x in reporters: p.require({**sel, "field": "description"}, "contains", x.name, f"the ticket names {x.name}, who reported it")
         p.condition("urgent", total, {"op": "gte", "value": limit}, urgent, [cp], [cp], visit=p.pos("brief"))
 
