@@ -16,7 +16,7 @@ from .core import *
 from .compose import *
 from .llm import LLMError
 from .service import bound_arguments   # what JSON a trajectory step can hold (the argument bounds of every call)
-from .trajectory import Trajectory, TrajectoryStep
+from .trajectory import Trajectory, TrajectoryStep, first_page
 from .rubric import Rubric, FinalScorer, score_finals, final_scorer   # the one scorer (re-exported here for rollouts)
 from . import rewards
 from .task import Task, task_env, materialize_s0
@@ -86,7 +86,7 @@ def _list_tools(self, service: str, page: Any = 1) -> dict:
     if bad: return bad
     if service not in self.env.services: return err(404, f"unknown service={service!r}; call list_services", "service")
     o = ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in self.env.services[service].tools.items()])
-    return o if page in (None, 1) else _past_last("list_tools", o, page, self.obs_chars) or o
+    return o if first_page(page) else _past_last("list_tools", o, page, self.obs_chars) or o
 
 @patch_to(TaskEnvironment)
 def _describe_tool(self, tool: str) -> dict:
@@ -252,17 +252,21 @@ def observation_pages(obs: dict,  # an observation envelope
 # %% ../nbs/13_harness.ipynb #9f8957b6
 @patch_to(TaskEnvironment)
 def _again(self, tool: str, arguments: Any) -> dict:
-    "The observation a later page of `call_tool(tool, arguments)` is taken from: a read-only tool run again on the current state (the state is not touched), else the last recorded observation of the same call (a 400 when there is none)."
+    """The observation a later page of `call_tool(tool, arguments)` is taken from: the one recorded for the last call of
+    `tool` with these arguments (the call itself, or a later page shown of it), so every page of a result is of the same
+    result even when the state changed since (page 1 again reads anew); with none, a read-only tool run on the current
+    state (the state is not touched); else a 400 (a write, or a world model's answer, is never run again for a page)."""
+    for st in reversed(self.steps):
+        a = st.call.get("arguments")
+        if (st.call.get("name") == "call_tool" and isinstance(a, dict) and a.get("tool") == tool
+                and (a.get("arguments") or {}) == (arguments or {}) and not _bad_page("call_tool", a.get("page"))
+                and (first_page(a.get("page")) or st.observation.get("ok"))):
+            return st.observation
     svc, _, name = tool.partition(".")
     s = self.env.services.get(svc)
     t = None if s is None else s.tools.get(name)
     if t is None or (t.read_only and not s.simulates(name, arguments)):
-        return self.env.call(self.js, tool, arguments)[1]        # a read again, or the tool's own error
-    for st in reversed(self.steps):
-        a = st.call.get("arguments")
-        if (st.call.get("name") == "call_tool" and isinstance(a, dict) and a.get("tool") == tool
-                and (a.get("arguments") or {}) == (arguments or {}) and a.get("page") in (None, 1)):
-            return st.observation
+        return self.env.call(self.js, tool, arguments)[1]        # a read (nothing changes), or the tool's own error
     return err(400, f"call_tool: {tool} changes state, so a page never runs it again: a later page shows more of its last "
                     f"call's observation, and this episode has not called it with these arguments", "page")
 
@@ -276,7 +280,7 @@ def _call_tool(self, tool: str, arguments: Any = None, page: Any = 1) -> dict:
     "Run `tool` on the current joint state (the state moves to s'), or, `page` k > 1, give the observation its page k is shown from without changing the state (`_again`); a bad `page` is a 400."
     bad = _bad_page("call_tool", page)
     if bad: return bad
-    if page in (None, 1):
+    if first_page(page):
         self.js, o = self.env.call(self.js, tool, arguments); return o
     o = self._again(tool, arguments)
     return _past_last("call_tool", o, page, self.obs_chars) or o
@@ -321,7 +325,7 @@ def list_tools(self, service: str, page: int = 1) -> str:
         The observation envelope as JSON: one compact signature per tool.
     """
     args = {"service": service}
-    return self._obs("list_tools", args if page == 1 and not isinstance(page, bool) else {**args, "page": page})
+    return self._obs("list_tools", args if type(page) is int and page == 1 else {**args, "page": page})
 
 # %% ../nbs/13_harness.ipynb #b4240b01
 @patch_to(TaskEnvironment)
@@ -344,13 +348,13 @@ def call_tool(self, tool: str, arguments: dict | None = None, page: int = 1) -> 
     Args:
         tool: the tool, written service.tool
         arguments: the tool's arguments as an object
-        page: which page of a long result to show; a later page repeats a read, never a write
+        page: which page of a long result to show; a later page shows more of the same result and runs nothing again
 
     Returns:
         The observation envelope as JSON: the tool's result or an error.
     """
     args = {"tool": tool, "arguments": arguments}
-    return self._obs("call_tool", args if page == 1 and not isinstance(page, bool) else {**args, "page": page})
+    return self._obs("call_tool", args if type(page) is int and page == 1 else {**args, "page": page})
 
 # %% ../nbs/13_harness.ipynb #748d1660
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}   # the hints tools here use (TRL writes these the same)
@@ -442,7 +446,7 @@ def _step(self, name: str, arguments: Any, latency: float = 0.0) -> dict:
     sim = False
     if name == "call_tool" and isinstance(arguments, dict) and isinstance(arguments.get("tool"), str):
         svc, _, tool = arguments["tool"].partition(".")        # simulated: the call reached a world model (Service.simulates)
-        sim = (svc in self.env.services and arguments.get("page") in (None, 1)      # a later page never reaches it
+        sim = (svc in self.env.services and first_page(arguments.get("page"))      # a later page (or a bad one) never reaches it
                and self.env.services[svc].simulates(tool, arguments.get("arguments")))
     self._record({"name": name, "arguments": arguments}, o, sim, latency)
     return o

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from .core import canonical_json
 
 # %% auto #0
-__all__ = ['TrajectoryStep', 'Trajectory', 'simulated_trajectory_share', 'save_jsonl', 'JsonlError', 'read_jsonl',
+__all__ = ['TrajectoryStep', 'Trajectory', 'first_page', 'simulated_trajectory_share', 'save_jsonl', 'JsonlError', 'read_jsonl',
            'load_trajectories']
 
 # %% ../nbs/06_trajectory.ipynb #8b4eccd4
@@ -46,11 +46,15 @@ class Trajectory(BaseModel):
 def success(self: Trajectory) -> bool: return bool(self.criteria) and all(self.criteria)
 
 # %% ../nbs/06_trajectory.ipynb #6d28aa98
+def first_page(page: Any) -> bool:
+    "Whether a `call_tool` with this `page` argument asks for the call itself (missing/None or the integer 1; `True` and `1.0` are not pages): the one test of a request that runs the tool, not a later page of its result."
+    return page is None or (type(page) is int and page == 1)
+
 @patch
 def tool_calls(self: Trajectory) -> list[dict]:
     "The `call_tool` calls that ran a tool: `[{'tool', 'arguments'}]` (a request for a later page of a result, `page` other than 1, shows more of an earlier call and runs nothing new)."
     return [s.call["arguments"] for s in self.steps if s.call.get("name") == "call_tool" and isinstance(s.call.get("arguments"), dict)
-            and s.call["arguments"].get("page") in (None, 1)]
+            and first_page(s.call["arguments"].get("page"))]
 
 # %% ../nbs/06_trajectory.ipynb #2ef75b76
 @patch(as_prop=True)

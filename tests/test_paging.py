@@ -169,3 +169,33 @@ def test_paging_work_is_linear_in_the_observation(obs, obs_chars):
     "Paging builds at most ~100 characters of page text per observation character (was ~n/page for a long string, ~items per page for tiny items: 6050 and 237 here)."
     work, n = _paging_work(obs, obs_chars)
     assert n > 100 and work < 100, (work, n)
+
+
+def test_a_later_page_is_of_the_same_result_after_the_state_changed(world):
+    "Page 1 of a search, then three new issues, then page 2: page 2 of the result page 1 came from (no issue skipped or shown twice); page 1 again reads anew."
+    lib, task = world
+    env = TaskEnvironment(task, lib)
+    read = ("linear.linear_search_issues", {})
+    first = env.call_tool(*read)
+    for j in range(3):
+        assert json.loads(env.call_tool("linear.linear_create_issue", {"title": f"Zed {j}", "teamId": "MKT"}))["ok"]
+    pages = observation_pages(env.steps[0].observation, 600)
+    assert [first, env.call_tool(*read, page=2), env.call_tool(*read, page=3)] == pages[:3]
+    fresh = env.call_tool(*read)                                   # the call itself runs the read on the new state
+    assert fresh != first and json.loads(env.call_tool(*read, page=2)) == json.loads(observation_pages(env.steps[-2].observation, 600)[1])
+
+
+@pytest.mark.parametrize("page", [True, 1.0, 2.0, "1"])
+def test_a_page_that_is_no_integer_is_refused_at_every_door_and_runs_nothing(world, page):
+    "The public method, the dispatched call and list_tools agree: True / 1.0 are no page 1 (was: call_tool(page=1.0) ran the tool); such a step is no tool call, never simulated, and no later page is taken from it."
+    lib, task = world
+    env = TaskEnvironment(task, lib, obs_chars=MIN_PAGE_CHARS)
+    w = ("forum.reply_to_topic", {"topic_id": "t_p3", "raw": "Thanks, see you there!"})
+    o = json.loads(env.call_tool(*w, page=page))
+    assert (o["ok"], o["error"]["argument"]) == (False, "page") and joint_hash(env.js) == task.s0_hash
+    assert env._step("call_tool", {"tool": w[0], "arguments": w[1], "page": page}) == o
+    assert json.loads(env.list_tools("forum", page=page))["error"]["argument"] == "page"
+    assert json.loads(env.call_tool(*w, page=2))["error"]["argument"] == "page"     # nothing ran, so there is no page 2 to show
+    from compoworld_nb.trajectory import Trajectory
+    tr = Trajectory(task_id=task.id, policy="p", seed=0, steps=env.steps)
+    assert tr.tool_calls() == [] and not any(s.simulated for s in env.steps) and joint_hash(env.js) == task.s0_hash
