@@ -20,7 +20,7 @@ from typing import Any, Callable, Literal
 import numpy as np
 import torch
 
-from .core import DEFAULTS
+from .core import DEFAULTS, check_stop
 from .tinymodel import build_tiny_model, load_model
 
 # %% auto #0
@@ -216,9 +216,12 @@ class _LogHistory(TrainerCallback):
         if logs: self.history.append({"step": state.global_step, "time_s": time.perf_counter() - self.t0, **logs})
 
 class _StopWatch(TrainerCallback):
-    "Placed after every other callback: notes a stop request (`control.should_training_stop`) made before `max_steps`."
+    """Placed after every other callback: notes a stop request (`control.should_training_stop`) made before `max_steps`;
+    a signal noted by `core.request_stop` whose KeyboardInterrupt a finalizer swallowed ends the run at the next step
+    (`check_stop` raises it again, as a Ctrl-C there would: nothing is saved)."""
     def __init__(self): self.stopped_at = None
     def _see(self, args, state, control, **kw):
+        check_stop()
         if control.should_training_stop and state.global_step < state.max_steps and self.stopped_at is None:
             self.stopped_at = state.global_step
     on_step_end = on_log = on_epoch_end = on_evaluate = _see

@@ -529,3 +529,21 @@ def test_sft_under_cpu_bf16_autocast_trains_fp32_weights(tiny, tmp_path, monkeyp
     seen.clear()
     sft(tiny, DATA, TrainConfig(sft_batch_size=4, max_steps=1, sft_lr=1e-3, threads=1, use_cpu=True), tmp_path / "fp32")
     assert seen and set(seen) == {torch.float32}
+
+
+def test_a_stop_noted_while_training_ends_the_run_and_saves_nothing(tiny, tmp_path):
+    "A SIGTERM whose KeyboardInterrupt a finalizer swallowed (only `request_stop` noted it) ends SFT at the next step, as Ctrl-C does (was: trained all 5 steps and saved)."
+    import signal
+    from transformers import TrainerCallback
+    from compoworld_nb.core import request_stop, clear_stop
+
+    class SwallowedSignal(TrainerCallback):
+        def on_step_end(self, args, state, control, **kw):
+            if state.global_step == 1: request_stop(signal.SIGTERM)
+
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            sft(tiny, DATA, TrainConfig(sft_batch_size=4, max_steps=5, sft_lr=1e-3, threads=1), tmp_path / "out",
+                callbacks=[SwallowedSignal()])
+    finally: clear_stop()
+    assert [p for p in tmp_path.rglob("*") if p.is_file()] == []      # no model, no checkpoint (TRL's empty work folder, as after a Ctrl-C)
