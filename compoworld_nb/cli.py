@@ -609,12 +609,14 @@ def _main(argv: list[str] | None = None) -> int:
 class TrainArgError(ValueError):
     "A bad `compoworld train` value; the message names it (the CLI prints it as one line and exits 2)."
 
-def _positive(kind, name):
+def _positive(kind, name, least=None, why=""):
+    "An argparse type for flag `name`: `kind(s)`, finite and > 0, and at least `least` when given (`why` says whose floor); the error names the flag and the value."
     import math
     def parse(s):
         try: v = kind(s)
         except ValueError: raise argparse.ArgumentTypeError(f"{name} {s!r} is not a {kind.__name__}") from None
         if not (v > 0 and math.isfinite(v)): raise argparse.ArgumentTypeError(f"{name} {s!r} must be a finite number > 0")
+        if least is not None and v < least: raise argparse.ArgumentTypeError(f"{name} {s!r} must be at least {least}{why}")
         return v
     return parse
 
@@ -648,7 +650,7 @@ def register_train_cli(subparsers) -> Callable[[argparse.Namespace], int]:
                    help="tokens per rollout, tool results included")
     g.add_argument("--temperature", type=_positive(float, "--temperature"), default=None, help="rollout sampling temperature")
     g.add_argument("--reward", default=None, help="reward variant GRPO trains with: a name in rewards.REWARDS (settings: rewards.variant)")
-    g.add_argument("--obs-chars", type=_positive(int, "--obs-chars"), default=None, help="longest observation shown, in characters")
+    g.add_argument("--obs-chars", type=_positive(int, "--obs-chars", MIN_PAGE_CHARS, " (harness.MIN_PAGE_CHARS: a page's envelope and marker)"), default=None, help="longest observation shown, in characters")
     for x in (s, g):
         x.add_argument("--model", required=True, help="a local HF model directory, a pretrained short name (smollm2-135m)"
                        + (", or 'tiny' to build one" if x is s else ""))

@@ -34,6 +34,8 @@ def compact_signature(name: str, parameters: dict) -> str:
     return f"{name}({', '.join(args)})"
 
 # %% ../nbs/13_harness.ipynb #3a3b65dd
+MIN_PAGE_CHARS = 160   # the smallest page budget: a page's envelope and marker need about 75 characters (also the least `obs_chars` an environment takes)
+
 class TaskEnvironment:
     """The one episode environment of the four meta-tools over a task set, a plain TRL/OpenEnv environment.
     Public methods: `reset`, the four meta-tools (text in, canonical-JSON observation text out, summarised within `obs_chars`) and
@@ -44,9 +46,12 @@ class TaskEnvironment:
     `reset`. Built over one task, the episode starts at once. (This class absorbed the former `MetaToolEnv`.)"""
     def __init__(self, tasks: dict | list | Task,   # {task_id: Task}, a list of tasks, or one task
                  library: dict,                     # {name: Service}
-                 obs_chars: int = 600,              # longest observation the public meta-tools return, in characters
+                 obs_chars: int = 600,              # longest observation the public meta-tools return, in characters (>= MIN_PAGE_CHARS; ValueError below)
                  reward: str = "uniform",           # the registered reward variant `get_reward` uses (a group of one)
                  s0: JointState | None = None):     # the initial joint state to start from (one task only; default: materialised)
+        if isinstance(obs_chars, bool) or not isinstance(obs_chars, int) or obs_chars < MIN_PAGE_CHARS:
+            raise ValueError(f"obs_chars={obs_chars!r}: an observation budget is an integer of at least MIN_PAGE_CHARS={MIN_PAGE_CHARS} "
+                             "characters (below it a summary or an error is cut into text that is not JSON)")
         if isinstance(tasks, Task): tasks = {tasks.id: tasks}
         elif isinstance(tasks, (list, tuple)): tasks = {t.id: t for t in tasks}
         self.tasks, self.library, self.obs_chars, self.reward = tasks, library, obs_chars, reward
@@ -235,7 +240,6 @@ def _paged(text: str, obs_chars: int, tool: str = "call_tool") -> tuple[str, ...
         digits += 1
     return tuple(_page_text(env + p, page_marker(k, len(pages), tool)) for k, p in enumerate(pages, 1))
 
-MIN_PAGE_CHARS = 160   # the smallest page budget: a page's envelope and marker need about 75 characters
 
 def observation_pages(obs: dict,  # an observation envelope
                       obs_chars: int = 600,  # the longest page, in characters (at least `MIN_PAGE_CHARS` are used)

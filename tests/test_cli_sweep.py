@@ -203,7 +203,8 @@ CASES.update({
     ("train grpo", "--max-completion-length"): [*INT, ("0", "'0'"), ("99999999999999999999999", "99999999999999999999999")],
     ("train grpo", "--temperature"): [("abc", "'abc'"), ("0", "'0'"), ("nan", "'nan'"), ("inf", "'inf'")],
     ("train grpo", "--reward"): [("nope", "'nope'"), ("", "--reward ''")],
-    ("train grpo", "--obs-chars"): [*INT, ("0", "'0'"), ("99999999999999999999999", "99999999999999999999999")],
+    ("train grpo", "--obs-chars"): [*INT, ("0", "'0'"), ("40", "--obs-chars '40' must be at least 160 (harness.MIN_PAGE_CHARS"),
+                                   ("99999999999999999999999", "99999999999999999999999")],
 })
 
 
