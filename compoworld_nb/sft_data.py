@@ -192,6 +192,15 @@ def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_
     return [], ""
 
 _QUOTED = re.compile(r"""(?<!\w)'([^'\n]{2,80}?)'(?!\w)|(?<!\w)"([^"\n]{2,80}?)"(?!\w)""")
+_NAME_RUN = re.compile(r"(?<![\w'-])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)+(?![\w-])")   # two or more capitalised words, as a name is written (a possessive's 's not)
+
+def _observed_names(env: TaskEnvironment) -> list[str]:
+    "Names (`_NAME_RUN`) in what `env`'s recorded `call_tool` steps showed (their pages as shown), the latest step first, each once: what a search may be filled with."
+    out = []
+    for st in reversed(env.steps):
+        if st.call.get("name") != "call_tool": continue
+        out += _NAME_RUN.findall(env._shown("call_tool", st.call.get("arguments"), st.observation).replace("\\n", "\n"))
+    return list(dict.fromkeys(out))
 
 def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
     """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing` (seen with `ctx`); else
@@ -221,8 +230,8 @@ def revealing_reference(task: Task,  # the task whose reference is walked
     """The task's reference calls with calls inserted before any call whose identifiers no earlier observation (as
     shown within `obs_chars`) showed, while some call shows one: first the next pages of an earlier result (`"page": k`,
     in order up to the one that shows a missing value, at most `max_pages` of one result); else a read-only call of the
-    service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction) whose page 1
-    shows one, or else one of its next pages does."""
+    service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction; failing
+    those, a name an earlier observation showed, `_observed_names`) whose page 1 shows one, or else one of its next pages does."""
     env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
     quoted = [a or b for a, b in _QUOTED.findall(task.u)]
@@ -235,6 +244,9 @@ def revealing_reference(task: Task,  # the task whose reference is walked
         while missing:
             asked, seen = _page_reads(env, out, missing, max_pages, ctx)
             if not asked: asked, seen = _new_read(env, svc, words, missing, max_pages, ctx)
+            if not asked:                            # a name shown earlier (not in the instruction), e.g. the person a record is about
+                names = [w for w in _observed_names(env) if w not in words and w.lower() in ctx]
+                if names: asked, seen = _new_read(env, svc, names, missing, max_pages, ctx)
             if not asked: break
             out += asked; ctx += seen
             missing = [w for w in missing if not _seen(w, ctx)]

@@ -418,6 +418,15 @@ def _build(seed: int) -> CalendarState:
 
 
 # --- step templates -----------------------------------------------------------------------------
+def upcoming_window() -> tuple[date, date]:
+    """The dates a request states for finding an upcoming planted event (`read_step`, `event_beat`: 1-12 days after EPOCH):
+    `(EPOCH's date, 13 days later)`; the reference searches between them (ISO dates, midnight in the calendar's zone)."""
+    return EPOCH.date(), EPOCH.date() + timedelta(days=13)
+
+def written_date(d: date) -> str:
+    "`d` as a request writes it ('March 3, 2025'); a reader may search with its ISO form."
+    return f"{d:%B} {d.day}, {d.year}"
+
 @add_step(service, "read", needs=("key",), reveals=("place",))
 def read_step(ctx, value, want):
     "Plant an upcoming event about `value` held at a world place; the agent searches the calendar for it."
@@ -440,13 +449,15 @@ def read_step(ctx, value, want):
                                updated=iso(EPOCH - timedelta(days=3)), htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}"))
         return eid
     ctx.plant("calendar", plant)
-    found = ctx.call("search-events", calendarId="primary", query=str(value), timeMin=iso(EPOCH), timeMax=iso(EPOCH + timedelta(days=14)))
+    lo, hi = upcoming_window()
+    found = ctx.call("search-events", calendarId="primary", query=str(value), timeMin=lo.isoformat(), timeMax=hi.isoformat())
     assert found["events"] and found["events"][0]["location"] == place.label
     phrase = "the location of that event"
+    when = f"between {written_date(lo)} and {written_date(hi)}"
     if want is None:
-        return Visit(f"Find the event about {ctx.in_phrase} on my calendar in the next two weeks and tell me where it takes place.",
+        return Visit(f"Find the event about {ctx.in_phrase} on my calendar ({when}) and tell me where it takes place.",
                      reveals=place.label, reveals_phrase=phrase, answer=True)
-    return Visit(f"Find the event about {ctx.in_phrase} on my calendar in the next two weeks.",
+    return Visit(f"Find the event about {ctx.in_phrase} on my calendar ({when}).",
                  reveals=place.label, reveals_phrase=phrase)
 
 @add_step(service, "create", needs=("place",), reveals=("ref",), writes=True)
@@ -473,10 +484,10 @@ def create_step(ctx, value, want):
 from compoworld_nb.steps import add_beat
 
 @add_beat(service, "event")
-def event_beat(ctx, title: str, place: str, guests: list, window: tuple | None = None) -> dict:
+def event_beat(ctx, title: str, place: str, guests: list, window: tuple) -> dict:
     """Plant an upcoming event titled `title` at `place` with `guests` (`[(Person, responseStatus)]`) invited; the reference
-    searches the next two weeks for it, or between the dates `window` (`(first, last)`, `datetime.date`s, as a request states
-    them; the event falls 2-12 days after EPOCH, so a window must hold those days). Returns `{id, start, location, attendees}` as observed."""
+    searches between the dates `window` (`(first, last)`, `datetime.date`s, as the request states them, e.g.
+    `upcoming_window()`; the event falls 2-12 days after EPOCH, so a window must hold those days). Returns `{id, start, location, attendees}` as observed."""
     w = ctx.world
     s = ctx.state("calendar")
     prim = next(c for c in scan(s, "calendars") if c.primary)
@@ -493,8 +504,7 @@ def event_beat(ctx, title: str, place: str, guests: list, window: tuple | None =
                                organizer=w.me.email, created=iso(EPOCH - timedelta(days=5)), updated=iso(EPOCH - timedelta(days=5)),
                                htmlLink=f"https://calendar.google.com/calendar/event?eid={eid}"))
     ctx.plant("calendar", plant)
-    lo, hi = (iso(EPOCH), iso(EPOCH + timedelta(days=14))) if window is None else (window[0].isoformat(), window[1].isoformat())
-    found = ctx.call("search-events", calendarId="primary", query=title, timeMin=lo, timeMax=hi)
+    found = ctx.call("search-events", calendarId="primary", query=title, timeMin=window[0].isoformat(), timeMax=window[1].isoformat())
     ev = found["events"][0]
     assert ev["summary"] == title
     return {"id": ev["id"], "location": ev["location"], "day": day, "attendees": ev.get("attendees", [])}

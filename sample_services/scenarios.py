@@ -32,6 +32,7 @@ from compoworld_nb.scenario import Shape, Scenario, Phrasing, register_scenario,
 from compoworld_nb.steps import beats_of
 from compoworld_nb.state import read, scan
 from sample_services.sqlite import _lit
+from sample_services.google_calendar import upcoming_window, written_date
 
 __all__ = ["WEATHER_EVENT", "LIST_FOLLOWUP", "ORDER_PROBLEM", "RESTOCK", "ZONE_MEETING", "INCIDENT", "WET", "ZONES", "LIST_NOTICE", "RSVP_CHASE", "BUG_REPORT", "ISSUE_WRAPUP", "SCENARIOS"]
 
@@ -65,6 +66,7 @@ def _play_weather(p, st: dict) -> None:
     invite = [g for g in accepted if g != host]
     subject = f"{event}: {st['subject']}"
     plan_spot = _spot(p, "plan", title)
+    window = upcoming_window()                               # the dates the plan states for the event (`event_beat`)
     f = {}                                                   # what the beats observe, for the beats after them
 
     @p.beat("brief", at="brief")
@@ -78,7 +80,7 @@ def _play_weather(p, st: dict) -> None:
     @p.beat("plan", at="plan", after="brief")
     def _():                                                 # the plan, holding the rule, the exclusion and what to write
         d = p.visit("plan")
-        rule = (f"{event} is on the calendar as “{event}”, at {venue}.\n"
+        rule = (f"{event} is on the calendar as “{event}”, at {venue}, some time between {written_date(window[0])} and {written_date(window[1])}.\n"
                 f"Weather rule: if the latest forecast for the venue calls for rain or snow, move it to {alt}; otherwise keep it at {venue}.\n"
                 f"Either way, put the forecast in the event's description.\n"
                 f"Email every guest who accepted, one email each, with the subject “{subject}”, saying where it will be and what the forecast is.\n"
@@ -87,7 +89,7 @@ def _play_weather(p, st: dict) -> None:
 
     @p.beat("event", at="calendar", after="plan")
     def _():                                                 # the event and its guests
-        f["ev"] = p.visit("calendar")["event"](ctx, title=event, place=venue, guests=list(zip(guests, statuses)))
+        f["ev"] = p.visit("calendar")["event"](ctx, title=event, place=venue, guests=list(zip(guests, statuses)), window=window)
 
     @p.beat("forecast", at=("maps", "weather"), after="event")
     def _():                                                 # where the venue is, and the forecast there
@@ -1122,15 +1124,14 @@ def _play_rsvp(p, st: dict) -> None:
     keep = n_acc >= need
     final = venue if keep else alt
     subject = f"{event}: {st['subject']}"
-    window = (EPOCH.date(), EPOCH.date() + timedelta(days=13))                 # the event is 2-12 days ahead (`event_beat`)
-    say = lambda d: f"{d:%B} {d.day}, {d.year}"                                # written out: a reader may search with its ISO form
+    window = upcoming_window()                               # the event is 2-12 days ahead (`event_beat`)
     f = {}
 
     @p.beat("brief", at="mail")
     def _():                                                 # the organiser's note: the rule
         b = p.visit("mail")
         b["doc"](ctx, title=f"{st['event']} RSVPs", author=org, body="\n".join([      # the subject has no number: the event's title (with it) is what this visit reveals
-            f"{event} is on your calendar, some time between {say(window[0])} and {say(window[1])}. Please remind everyone who hasn't answered the invitation yet, one email each, subject “{subject}”.",
+            f"{event} is on your calendar, some time between {written_date(window[0])} and {written_date(window[1])}. Please remind everyone who hasn't answered the invitation yet, one email each, subject “{subject}”.",
             f"If fewer than {need} guests have accepted, move it to {alt}; otherwise it stays at {venue}.",
             "Either way, note in the event's description that the reminders went out, with the thread id of the last one."]))
 
