@@ -16,30 +16,21 @@ import argparse, json, sys, time
 
 
 def demo_rows(seed: int = 0) -> tuple[list[dict], dict]:
-    "The demo's SFT rows for the pretrained recipe (train tasks then extra SFT-only tasks until `min_sft_rows` tasks pass)."
-    from compoworld_nb.cli import PRETRAINED_RECIPE as rc
+    "The demo's SFT rows for the pretrained recipe: `cli.demo_sft_data` on the demo's training tasks, as `compoworld demo` makes them."
+    from compoworld_nb.cli import PRETRAINED_RECIPE as rc, demo_sft_data
     from compoworld_nb.author import default_library, generate_tasks
     from compoworld_nb.verify import mark_quarantined
-    from compoworld_nb.sft_data import sft_trajectories
     from compoworld_nb.harness import TaskEnvironment
     from compoworld_nb.train import env_tool_schemas, _sft_rows
     from compoworld_nb.data import sft_rows
-    from compoworld_nb.core import canonical_json
-    from compoworld_nb.core import load_settings
+    from compoworld_nb.core import canonical_json, load_settings
     library, world = default_library(); mark_quarantined(library)
     k, l_max = tuple(rc["k"]), max(rc["l_max"], rc["k"][1] + 1)
     kw = dict(k=k, l_min=min(load_settings("demo")["walk"]["l_min"], l_max), l_max=l_max, n_distractors=rc["distractors"])
     tasks, _ = generate_tasks(rc["n_tasks"] + rc["n_heldout"], seed, library, world, **kw)
-    train = tasks[:rc["n_tasks"]]
-    kept, _ = sft_trajectories(train, library, seed=seed)
-    r, ids = 0, {t.id for t in tasks}
-    while len({t.task_id for t in kept}) < rc["min_sft_rows"] and r < 3:
-        r += 1
-        more, _ = generate_tasks(max(8, rc["n_tasks"]), seed + 7919 * r, library, world, **kw)
-        more = [t for t in more if t.id not in ids]; ids |= {t.id for t in more}
-        kept += sft_trajectories(more, library, seed=seed)[0]
-    uniq = {canonical_json(t.messages): t for t in kept}
     by_id = {t.id: t for t in tasks}
+    kept, _, _ = demo_sft_data(tasks[:rc["n_tasks"]], seed, library, world, kw, rc["min_sft_rows"], rc["recovery"], dict(by_id))
+    uniq = {canonical_json(t.messages): t for t in kept}
     tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))
     return _sft_rows(sft_rows(uniq.values(), tools=tools)), rc
 

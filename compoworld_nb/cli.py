@@ -27,8 +27,8 @@ from .data import sft_rows, grpo_rows, to_dataset
 # %% auto #0
 __all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_COUNT', 'SEED_MAX', 'MAX_TASKS', 'verified_library', 'CliError',
            'score_group', 'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli',
-           'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+           'run_demo', 'demo_sft_data', 'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError',
+           'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -154,7 +154,8 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
                                 # are longer than 3072. 46 steps: two epochs of seed 0's 23 rows (24 steps saw a row about once)
     sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`); this CPU has avx512_bf16, no
                                 # AMX. One repeated row, 5 LoRA steps at 768 tokens: loss 1.052 -> 0.240 (bf16) vs 1.047 -> 0.204 (fp32),
-                                # 38 vs 51 CPU-s in all
+                                # 38 vs 51 CPU-s in all; the demo's rows at 3072 tokens (bench_sft_step.py --mode step, side by side,
+                                # 1 thread, a loaded machine): 27.2 CPU-s a step (bf16) vs 41.3 (fp32), losses 0.764 -> 0.531 vs -> 0.507
     recovery=False,             # True: SFT rows also replay one wrong call (weight 0: not trained) and the reads that recover from
                                 # its error (`sft_data.recovering_reference`). Measured (seed 0, 3 held-out tasks, with max_length 4096):
                                 # held-out valid-call rate after SFT 0.297 (22 rows, recovering ones included) and 0.375 (39: 23 + 16),
@@ -232,12 +233,38 @@ class _Clock:
                        file=sys.stderr)
         return cm()
 
+# %% ../nbs/18_cli.ipynb #b9526539
+def demo_sft_data(train: list,            # the training tasks (Task)
+                  seed: int, library: dict, world: Callable | None,
+                  walk: dict,             # generate_tasks' walk keywords for extra tasks: k, l_min, l_max, n_distractors
+                  min_tasks: int = 1,     # author extra SFT-only tasks until trajectories of this many distinct tasks pass
+                  recovery: bool = False, # also the replays of `sft_data.recovering_reference` (a wrong call, not trained)
+                  taken: dict | None = None,  # {task_id: Task} already used (train and held out); gains the extra tasks
+                 ) -> tuple[list, list, dict]:
+    """The main job's SFT trajectories: `sft_data.sft_trajectories` of `train`, then of extra tasks (meta split 'sft';
+    `generate_tasks(max(8, len(train)), seed + 7919 * r, ...)`, r = 1..3, none already in `taken`) while fewer than
+    `min_tasks` distinct tasks have an admitted trajectory. Returns (kept trajectories, extra tasks, refusals
+    {'not_success': n, 'unseen_value': n} summed over every round)."""
+    from compoworld_nb.sft_data import sft_trajectories
+    taken = {t.id: t for t in train} if taken is None else taken
+    kept, why = sft_trajectories(train, library, seed=seed, recovery=recovery)
+    extra, r = [], 0
+    while len({t.task_id for t in kept}) < min_tasks and r < 3:   # distinct tasks: a recovering replay adds a row, not a task
+        r += 1
+        more, _ = generate_tasks(max(8, len(train)), seed + 7919 * r, library, world, **walk)
+        more = [t for t in more if t.id not in taken]
+        for t in more: t.meta["split"] = "sft"; taken[t.id] = t
+        kk, w = sft_trajectories(more, library, seed=seed, recovery=recovery)
+        kept += kk; extra += more; why = {x: why[x] + w[x] for x in why}
+    return kept, extra, why
+
+
 # %% ../nbs/18_cli.ipynb #6b9adb2f
 def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start, model="tiny", rc=None) -> dict:
     import dataclasses, torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
     from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
-    from compoworld_nb.sft_data import sft_trajectories, discovery_plan, revealing_reference, recovering_reference
+    from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
@@ -253,20 +280,9 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
         for t in train: t.meta["split"] = "train"
         for t in held: t.meta["split"] = "heldout"
         by_id = {t.id: t for t in tasks}
-        # SFT trajectories discover what they use and use only values they were shown (sft_data.admit_sft);
-        # when too few training tasks pass, extra SFT-only tasks are authored (split "sft", never evaluated)
         recover = use_rc and rc["recovery"]   # also a replay that makes one wrong call (not trained) and recovers from its error
-        kept, sft_why = sft_trajectories(train, library, seed=seed, recovery=recover)
-        extra, round_ = [], 0
-        while len({t.task_id for t in kept}) < (rc["min_sft_rows"] if use_rc else 1) and round_ < 3:   # distinct tasks: a recovering
-                                                                                                        # replay adds a row, not a task
-            round_ += 1
-            more, _ = generate_tasks(max(8, n_tasks), seed + 7919 * round_, library, world, k=k, l_min=l_min, l_max=l_max,
-                                     n_distractors=n_dis)
-            more = [t for t in more if t.id not in by_id]
-            for t in more: t.meta["split"] = "sft"; by_id[t.id] = t
-            kk, why = sft_trajectories(more, library, seed=seed, recovery=recover)
-            kept += kk; extra += more; sft_why = {r: sft_why[r] + why[r] for r in sft_why}
+        kept, extra, sft_why = demo_sft_data(train, seed, library, world, dict(k=k, l_min=l_min, l_max=l_max, n_distractors=n_dis),
+                                             rc["min_sft_rows"] if use_rc else 1, recover, by_id)
         all_tasks = tasks + extra
         save_jsonl(stage / "tasks.jsonl", all_tasks)
         refs = [revealing_reference(t, library) for t in tasks]
