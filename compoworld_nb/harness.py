@@ -80,9 +80,12 @@ def _bad_page(name: str, page: Any) -> dict | None:
     return err(400, f"{name}: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
 
 @patch_to(TaskEnvironment)
-def _list_services(self) -> dict:
-    "Every service of the episode (the task's and the distractors), name and description, in name order."
-    return ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
+def _list_services(self, page: Any = 1) -> dict:
+    "Every service of the episode (the task's and the distractors), name and description, in name order (a long list is shown in pages, `page` as `call_tool`'s)."
+    bad = _bad_page("list_services", page)
+    if bad: return bad
+    o = ok([{"name": n, "description": s.description} for n, s in sorted(self.env.services.items())])
+    return o if first_page(page) else _past_last("list_services", o, page, self.obs_chars) or o
 
 @patch_to(TaskEnvironment)
 def _list_tools(self, service: str, page: Any = 1) -> dict:
@@ -290,13 +293,13 @@ def _call_tool(self, tool: str, arguments: Any = None, page: Any = 1) -> dict:
     return _past_last("call_tool", o, page, self.obs_chars) or o
 
 # %% ../nbs/13_harness.ipynb #965baac6
-PAGED = ("call_tool", "list_tools")   # the meta-tools whose long results are paged: a later call may name any value of them
+PAGED = ("call_tool", "list_tools", "list_services")   # the meta-tools whose long results are paged: a later call may name any value of them
 
 @patch_to(TaskEnvironment)
 def _shown(self, name: str, arguments: Any, observation: dict) -> str:
-    """What a model reads for meta-tool call `name(arguments)` answered by `observation`: for `call_tool` and `list_tools` (`PAGED`), the page it
+    """What a model reads for meta-tool call `name(arguments)` answered by `observation`: for `call_tool`, `list_tools` and `list_services` (`PAGED`), the page it
     asked for (`arguments['page']`, default 1) of `observation_pages` within `obs_chars`; for an error (a bad page's
-    400 too) and the catalogue meta-tools, `shown_observation`'s summary (an error is read whole or shortened, never paged)."""
+    400 too) and `describe_tool`, `shown_observation`'s summary (an error is read whole or shortened, never paged)."""
     if name not in PAGED or not observation.get("ok"): return shown_observation(observation, self.obs_chars)
     k = arguments.get("page") if isinstance(arguments, dict) else None
     return shown_observation(observation, self.obs_chars, k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else 1, name)
@@ -308,13 +311,16 @@ def _obs(self, name: str, args: dict) -> str:
 
 # %% ../nbs/13_harness.ipynb #97c19f8d
 @patch_to(TaskEnvironment)
-def list_services(self) -> str:
+def list_services(self, page: int = 1) -> str:
     """List the services available in this workspace.
+
+    Args:
+        page: which page of a long list to show
 
     Returns:
         The observation envelope as JSON: each service's name and description.
     """
-    return self._obs("list_services", {})
+    return self._obs("list_services", {} if type(page) is int and page == 1 else {"page": page})
 
 # %% ../nbs/13_harness.ipynb #a9c94c8f
 @patch_to(TaskEnvironment)

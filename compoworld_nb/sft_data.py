@@ -30,20 +30,23 @@ def _meta_args(c: dict) -> dict:
     return {**a, "page": c["page"]} if c.get("page", 1) != 1 else a
 
 def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]` (`"page": k` asks for page k of that call's result)
-                   listing: dict | None = None,  # {tool: the page of its service's list_tools that names it} (`listing_pages`); None: every tool on page 1
+                   listing: dict | None = None,  # {tool: the page of its service's list_tools that names it, service: the page of list_services that names it} (`listing_pages`); None: all on page 1
                   ) -> list[tuple[str, dict]]:
-    """Meta-tool calls `(name, arguments)`: list_services once, list_tools before a service's first call (and its next
-    pages, in order, before a tool named only on a later one), describe_tool before a tool's first call, then each
-    call_tool (with its `page`, if any)."""
-    plan, read, tools = [], {}, set()
+    """Meta-tool calls `(name, arguments)`: list_services once (and its next pages, in order, before a service named
+    only on a later one), list_tools before a service's first call (and its next pages, in order, before a tool named
+    only on a later one), describe_tool before a tool's first call, then each call_tool (with its `page`, if any)."""
+    plan, read, tools, lst = [], {}, set(), listing or {}
+    def read_on(name, args, have, want):          # pages have+1..want of name(args); the last page read after them
+        plan.extend((name, {**args, "page": k}) for k in range(have + 1, want + 1)); return max(have, want)
     for c in reference:
         tool = c["tool"]; svc = tool.split(".", 1)[0]
-        if not plan: plan.append(("list_services", {}))
-        if svc not in read: read[svc] = 1; plan.append(("list_tools", {"service": svc}))
+        if not plan: plan.append(("list_services", {})); services = 1
+        if svc not in read:
+            services = read_on("list_services", {}, services, lst.get(svc, 1))
+            read[svc] = 1; plan.append(("list_tools", {"service": svc}))
         if tool not in tools:
             tools.add(tool)
-            for k in range(read[svc] + 1, (listing or {}).get(tool, 1) + 1): plan.append(("list_tools", {"service": svc, "page": k}))
-            read[svc] = max(read[svc], (listing or {}).get(tool, 1))
+            read[svc] = read_on("list_tools", {"service": svc}, read[svc], lst.get(tool, 1))
             plan.append(("describe_tool", {"tool": tool}))
         plan.append(("call_tool", _meta_args(c)))
     return plan
@@ -130,7 +133,9 @@ def _seen(word: str, ctx: str) -> bool:
 
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
                  ) -> list[dict]:
-    "Identifiers in trained assistant `call_tool` arguments (a turn with `weight` 0 is not trained) that appear nowhere in the system/user/tool turns before them (a decimal may be a shown one rounded): `[{'turn', 'tool', 'value'}]`."
+    """Identifiers in trained assistant `call_tool` arguments (a turn with `weight` 0 is not trained) that appear nowhere
+    in the system/user/tool turns before them (a decimal may be a shown one rounded), and the service of a trained
+    `list_tools` / the tool of a `describe_tool` not shown before it (`'tool'` names the meta-tool): `[{'turn', 'tool', 'value'}]`."""
     ctx, out = "", []
     for i, m in enumerate(messages):
         if m.get("role") in ("system", "user", "tool"): ctx += "\n" + _shown(str(m.get("content") or "")); continue
@@ -141,6 +146,8 @@ def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observ
             if isinstance(args, str):
                 try: args = json.loads(args)
                 except ValueError: continue               # malformed: the harness answered it with a 400 already
+            named = args.get({"list_tools": "service", "describe_tool": "tool"}.get(f.get("name"))) if isinstance(args, dict) else None
+            if isinstance(named, str) and not _seen(named, ctx): out.append({"turn": i, "tool": f.get("name"), "value": named})
             inner = args.get("arguments") if isinstance(args, dict) and f.get("name") == "call_tool" else None
             for v in _leaves(inner or {}):
                 out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in identifiers(v) if not _seen(w, ctx)]
@@ -151,8 +158,12 @@ def listing_pages(task: Task,  # the task whose environment's tools are listed
                   library: dict,  # the service library
                   obs_chars: int = 600,  # tool lists as the policy sees them (`TaskEnvironment._shown`: in pages)
                  ) -> dict[str, int]:
-    "`{'svc.tool': k}`: the page of its service's `list_tools` that names each tool of the task's environment (first page showing its signature)."
+    """`{'svc.tool': k, 'svc': k}`: the page of its service's `list_tools` that names each tool of the task's environment
+    (first page showing its signature), and the page of `list_services` that names each service."""
     env, out = TaskEnvironment(task, library, obs_chars=obs_chars), {}
+    for k, p in enumerate(observation_pages(env._list_services(), obs_chars, "list_services"), 1):
+        for svc in env.env.services:
+            if f'"name":"{svc}"' in p: out.setdefault(svc, k)
     for svc, service in env.env.services.items():
         for k, p in enumerate(observation_pages(env._list_tools(svc), obs_chars, "list_tools"), 1):
             for n in service.tools:

@@ -199,3 +199,27 @@ def test_a_page_that_is_no_integer_is_refused_at_every_door_and_runs_nothing(wor
     from compoworld_nb.trajectory import Trajectory
     tr = Trajectory(task_id=task.id, policy="p", seed=0, steps=env.steps)
     assert tr.tool_calls() == [] and not any(s.simulated for s in env.steps) and joint_hash(env.js) == task.s0_hash
+
+
+def test_list_services_is_paged_and_the_replay_reads_on_to_every_service_it_names():
+    "At K=5 (10 services) page 1 of list_services names only some; its pages name all, and an admitted SFT row reads on before naming one."
+    from compoworld_nb.sft_data import listing_pages
+    lib, world = default_library()
+    tasks, _ = generate_tasks(4, 3, lib, world, progress=False)
+    for t in tasks:
+        env = TaskEnvironment(t, lib)
+        names = sorted(t.services + t.distractors)
+        pages = [json.loads(env.list_services(page=k)) for k in range(1, 6)]
+        n = next(k for k, o in enumerate(pages) if not o["ok"])           # the first page past the last is a 400
+        assert n >= 2 and pages[n]["error"]["code"] == 400
+        assert sorted(s["name"] for o in pages[:n] for s in o["data"] if "name" in s) == names   # every service, each once
+        assert not {s["name"] for s in pages[0]["data"] if "name" in s} >= set(names)          # page 1 alone hides some
+        lst = listing_pages(t, lib)
+        assert sorted(s for s in lst if "." not in s) == names and max(lst[s] for s in names) == n
+    kept, why = sft_trajectories(tasks, lib)
+    assert (len(kept), why) == (4, {"not_success": 0, "unseen_value": 0})
+    for tr in kept:
+        assert unseen_values(tr.messages) == []
+        read = {json.loads(tc["function"]["arguments"]).get("page", 1) for m in tr.messages if m["role"] == "assistant"
+                for tc in m.get("tool_calls") or [] if tc["function"]["name"] == "list_services"}
+        assert max(read) >= 2                                              # it read on in the service list
