@@ -264,7 +264,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     import dataclasses, torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
     from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
-    from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference
+    from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference, listing_pages
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
@@ -287,7 +287,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
         save_jsonl(stage / "tasks.jsonl", all_tasks)
         refs = [revealing_reference(t, library) for t in tasks]
         if recover: refs = [recovering_reference(t, library, r) for t, r in zip(tasks, refs)]
-        plan_len = max(len(discovery_plan(r)) for r in refs)   # reads that reveal ids (and a recovered wrong call) included
+        plan_len = max(len(discovery_plan(r, listing_pages(t, library))) for t, r in zip(tasks, refs))   # reads that reveal ids, the
+                                                # listing pages that name a service or tool (and a recovered wrong call) included
         max_steps = plan_len if use_rc else max(max_steps, plan_len + 4)  # the cap never cuts a discovering solution short
         tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
 
