@@ -329,7 +329,7 @@ def doc_beat(ctx, title: str, body: str, author, spot: dict | None = None) -> di
     "Plant an announcements topic titled `title` whose first post is `body`; the reference searches the posts for the title."
     tid, pid = ctx.plant_id("t"), ctx.plant_id("p")
     st = ctx.state("forum")
-    uid = next(u for u in sorted(st.users)[1:] if u != st.me)     # never me: my own post would be selected with my reply (a shared selector)
+    uid = next(u for u in sorted(ids(st, "users"))[1:] if u != st.me)     # never me: my own post would be selected with my reply (a shared selector)
     def plant(s: ForumState):
         t = iso(EPOCH - timedelta(hours=ctx.rng.randint(3, 48)))
         put(s, "topics", tid, Topic(id=tid, title=title, category_id="announcements", author=uid, created_at=t, last_posted_at=t))
