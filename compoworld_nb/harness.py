@@ -79,6 +79,10 @@ def _bad_page(name: str, page: Any) -> dict | None:
     if page is None or (isinstance(page, int) and not isinstance(page, bool) and page >= 1): return None
     return err(400, f"{name}: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
 
+def _with_page(args: dict, page: Any) -> dict:
+    "A meta-tool call's arguments `args` with its `page` when that is anything but the integer 1 (the call itself: no page recorded)."
+    return args if type(page) is int and page == 1 else {**args, "page": page}
+
 @patch_to(TaskEnvironment)
 def _list_services(self, page: Any = 1) -> dict:
     "Every service of the episode (the task's and the distractors), name and description, in name order (a long list is shown in pages, `page` as `call_tool`'s)."
@@ -302,7 +306,7 @@ def _shown(self, name: str, arguments: Any, observation: dict) -> str:
     400 too) and `describe_tool`, `shown_observation`'s summary (an error is read whole or shortened, never paged)."""
     if name not in PAGED or not observation.get("ok"): return shown_observation(observation, self.obs_chars)
     k = arguments.get("page") if isinstance(arguments, dict) else None
-    return shown_observation(observation, self.obs_chars, k if isinstance(k, int) and not isinstance(k, bool) and k >= 1 else 1, name)
+    return shown_observation(observation, self.obs_chars, 1 if k is None or _bad_page(name, k) else k, name)
 
 @patch_to(TaskEnvironment)
 def _obs(self, name: str, args: dict) -> str:
@@ -320,7 +324,7 @@ def list_services(self, page: int = 1) -> str:
     Returns:
         The observation envelope as JSON: each service's name and description.
     """
-    return self._obs("list_services", {} if type(page) is int and page == 1 else {"page": page})
+    return self._obs("list_services", _with_page({}, page))
 
 # %% ../nbs/13_harness.ipynb #a9c94c8f
 @patch_to(TaskEnvironment)
@@ -334,8 +338,7 @@ def list_tools(self, service: str, page: int = 1) -> str:
     Returns:
         The observation envelope as JSON: one compact signature per tool.
     """
-    args = {"service": service}
-    return self._obs("list_tools", args if type(page) is int and page == 1 else {**args, "page": page})
+    return self._obs("list_tools", _with_page({"service": service}, page))
 
 # %% ../nbs/13_harness.ipynb #b4240b01
 @patch_to(TaskEnvironment)
@@ -363,8 +366,7 @@ def call_tool(self, tool: str, arguments: dict | None = None, page: int = 1) -> 
     Returns:
         The observation envelope as JSON: the tool's result or an error.
     """
-    args = {"tool": tool, "arguments": arguments}
-    return self._obs("call_tool", args if type(page) is int and page == 1 else {**args, "page": page})
+    return self._obs("call_tool", _with_page({"tool": tool, "arguments": arguments}, page))
 
 # %% ../nbs/13_harness.ipynb #748d1660
 _JSON_TYPES = {str: "string", int: "integer", float: "number", bool: "boolean", dict: "object"}   # the hints tools here use (TRL writes these the same)

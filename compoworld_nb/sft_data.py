@@ -15,7 +15,7 @@ from typing import Any, Callable, Iterable
 from .core import canonical_json
 
 from .policies import _tc
-from .harness import run_episode, observation_pages, TaskEnvironment, SYSTEM_PROMPT
+from .harness import run_episode, observation_pages, TaskEnvironment, SYSTEM_PROMPT, _with_page
 from .task import Task
 from .trajectory import Trajectory
 
@@ -26,8 +26,7 @@ __all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifier
 # %% ../nbs/16_sft_data.ipynb #536144d1
 def _meta_args(c: dict) -> dict:
     "The `call_tool` arguments of reference call `c`: its tool and arguments, and its `page` when it asks for a later page."
-    a = {"tool": c["tool"], "arguments": c.get("arguments") or {}}
-    return {**a, "page": c["page"]} if c.get("page", 1) != 1 else a
+    return _with_page({"tool": c["tool"], "arguments": c.get("arguments") or {}}, c.get("page", 1))
 
 def discovery_plan(reference: list[dict],  # the task's reference calls `[{"tool": "svc.tool", "arguments": {...}}]` (`"page": k` asks for page k of that call's result)
                    listing: dict | None = None,  # {tool: the page of its service's list_tools that names it, service: the page of list_services that names it} (`listing_pages`); None: all on page 1
