@@ -17,9 +17,13 @@ from .serve import episode_score
 __all__ = ['list_services', 'list_tools', 'describe_tool', 'call_tool', 'CompoWorldToolEnv', 'scripted_chat_app']
 
 # %% ../nbs/45_verifiers.ipynb #e97db479
-def list_services(episode: Any) -> str:
-    "List the services available in this workspace."
-    return episode.list_services()
+def list_services(episode: Any, page: int = 1) -> str:
+    """List the services available in this workspace.
+
+    Args:
+        page: which page of a long list to show
+    """
+    return episode.list_services(page)
 
 # %% ../nbs/45_verifiers.ipynb #bb166ea4
 def list_tools(service: str, episode: Any, page: int = 1) -> str:
