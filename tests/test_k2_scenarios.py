@@ -26,6 +26,14 @@ ISSUES = _tasks("issue_wrapup", range(12))
 SHAPES = {"list_notice": (NOTICE, {"gmail", "forum"}), "rsvp_chase": (RSVP, {"gmail", "calendar"}), "bug_report": (BUGS, {"gmail", "linear"}),
           "issue_wrapup": (ISSUES, {"gmail", "github"})}
 
+
+def _mistake(t, tool: str):
+    "Admission of `t`, its one recorded mistake on `tool`, the joint state after that write on top of g, its observation, and the criterion it targets."
+    a = Admission(t, LIB)
+    m, = [m for m in t.meta["mistakes"] if m["tool"] == tool]
+    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
+    return a, m, js, o, next(c for c in a.rubric.criteria if c.id == m["criterion"])
+
 def test_k2_shapes_cast_only_at_k2_and_never_to_the_avoided_services():
     assert {sc.shape.name for sc in K2.values()} == set(SHAPES)
     assert all(sc.shape.ks == (2,) for sc in K2.values())
@@ -73,10 +81,7 @@ def test_list_notice_emails_each_member_and_the_count_and_exclusion_hold():
 
 def test_emailing_the_person_who_said_no_fails_the_exclusion_on_g():
     for t in NOTICE[:4]:
-        a = Admission(t, LIB)
-        m, = [m for m in t.meta["mistakes"] if m["tool"] == "gmail.send_email"]
-        js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
-        c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+        a, m, js, o, c = _mistake(t, "gmail.send_email")
         assert o["ok"] and m["arguments"]["to"][0] in t.meta["sets"][0]["excluded"]
         assert a.b(c, a.run.g) == 1 and a.b(c, js) == 0
 
@@ -120,10 +125,7 @@ def test_rsvp_chase_moves_the_event_only_when_too_few_accepted():
         outcomes.add(k["outcome"])
     assert outcomes == {True, False}
     kept = next(t for t in RSVP if t.meta["conditions"][0]["outcome"])
-    a = Admission(kept, LIB)
-    m, = [m for m in kept.meta["mistakes"] if m["tool"] == "calendar.update-event"]
-    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
-    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    a, m, js, o, c = _mistake(kept, "calendar.update-event")
     assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0          # moving it anyway fails the kept branch
 
 def test_rsvp_chase_reminds_only_the_guests_who_did_not_answer():
@@ -148,10 +150,7 @@ def test_bug_report_priority_follows_the_affected_count_and_every_reporter_is_na
         outcomes.add(k["outcome"])
     assert outcomes == {True, False}
     t = BUGS[0]
-    a = Admission(t, LIB)
-    m, = [m for m in t.meta["mistakes"] if m["tool"] == "gmail.send_email"]
-    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
-    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    a, m, js, o, c = _mistake(t, "gmail.send_email")
     assert o["ok"] and m["arguments"]["to"] == t.meta["sets"][0]["excluded"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
 
 def test_every_k2_shapes_discovering_sft_replays_are_admitted():
@@ -172,10 +171,7 @@ def test_issue_wrapup_closes_the_issue_only_when_it_says_fixed():
         outcomes.add(k["outcome"])
     assert outcomes == {True, False}
     t = next(t for t in ISSUES if not t.meta["conditions"][0]["outcome"])
-    a = Admission(t, LIB)
-    m, = [m for m in t.meta["mistakes"] if m["tool"] == "github.update_issue_state"]
-    js, o = env_call(a.env, a.run.g, m["tool"], m["arguments"])
-    c = next(c for c in a.rubric.criteria if c.id == m["criterion"])
+    a, m, js, o, c = _mistake(t, "github.update_issue_state")
     assert o["ok"] and a.b(c, a.run.g) == 1 and a.b(c, js) == 0
 
 def test_a_library_or_l_range_no_k2_shape_fits_falls_back_to_the_token_chain():
