@@ -204,12 +204,24 @@ def _page_reads(env: TaskEnvironment, done: list[dict], missing: list[str], max_
 _QUOTED = re.compile(r"""(?<!\w)'([^'\n]{2,80}?)'(?!\w)|(?<!\w)"([^"\n]{2,80}?)"(?!\w)""")
 _NAME_RUN = re.compile(r"(?<![\w'-])[A-Z][a-z]+(?:[ -][A-Z][a-z]+)+(?![\w-])")   # two or more capitalised words, as a name is written (a possessive's 's not)
 
+_SALUTATION = {"Hi", "Hello", "Hey", "Dear", "Greetings", "Thanks", "Cheers", "Regards", "Best", "Good", "Morning", "Afternoon", "Evening", "Welcome"}
+
+def _names(text: str) -> list[str]:
+    """Names in `text`: runs of two or more capitalised words (`_NAME_RUN`) less the salutation words they start with
+    (`_SALUTATION`: 'Hi Clayton' is no name, 'Dear Anne Kim' names Anne Kim), in order, repeats kept."""
+    out = []
+    for run in _NAME_RUN.findall(text):
+        words = re.split(r"([ -])", run)            # words at even places, their separators between
+        while len(words) > 1 and words[0] in _SALUTATION: words = words[2:]
+        if len(words) >= 3: out.append("".join(words))
+    return out
+
 def _observed_names(env: TaskEnvironment) -> list[str]:
-    "Names (`_NAME_RUN`) in what `env`'s recorded `call_tool` steps showed (their pages as shown), the latest step first, each once: what a search may be filled with."
+    "Names (`_names`) in what `env`'s recorded `call_tool` steps showed (their pages as shown), the latest step first, each once: what a search may be filled with."
     out = []
     for st in reversed(env.steps):
         if st.call.get("name") != "call_tool": continue
-        out += _NAME_RUN.findall(env._shown("call_tool", st.call.get("arguments"), st.observation).replace("\\n", "\n"))
+        out += _names(env._shown("call_tool", st.call.get("arguments"), st.observation).replace("\\n", "\n"))
     return list(dict.fromkeys(out))
 
 def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
