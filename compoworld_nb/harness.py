@@ -80,8 +80,8 @@ def _bad_page(name: str, page: Any) -> dict | None:
     return err(400, f"{name}: page={short_repr(page, 40)} must be an integer >= 1 (1: the call itself)", "page")
 
 def _with_page(args: dict, page: Any) -> dict:
-    "A meta-tool call's arguments `args` with its `page` when that is anything but the integer 1 (the call itself: no page recorded)."
-    return args if type(page) is int and page == 1 else {**args, "page": page}
+    "A meta-tool call's arguments `args` with its `page` unless `first_page(page)` (missing/None or the integer 1: the call itself, no page recorded)."
+    return args if first_page(page) else {**args, "page": page}
 
 @patch_to(TaskEnvironment)
 def _list_services(self, page: Any = 1) -> dict:

@@ -17,7 +17,7 @@ from .core import canonical_json
 from .policies import _tc
 from .harness import run_episode, observation_pages, TaskEnvironment, SYSTEM_PROMPT, _with_page
 from .task import Task
-from .trajectory import Trajectory
+from .trajectory import Trajectory, first_page
 
 # %% auto #0
 __all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'listing_pages',
@@ -311,7 +311,7 @@ def recovering_reference(task: Task,  # the task whose reference is walked
         a = _meta_args(c)
         obs.append(_shown(env._shown("call_tool", a, env._step("call_tool", a))))
     for j, c in enumerate(ref):
-        if c.get("page", 1) != 1: continue               # a later page runs nothing new: no call to guess
+        if not first_page(c.get("page")): continue               # a later page runs nothing new: no call to guess
         args = c.get("arguments") or {}
         words = [w for v in _leaves(args) if isinstance(v, str) for w in identifiers(v) if _DIGIT.search(w) and not _seen(w, given)]
         shown_at = {w: next((i for i in range(j) if _seen(w, obs[i])), None) for w in words}

@@ -18,7 +18,7 @@ from matplotlib.ticker import MaxNLocator
 from .core import canonical_json, short_repr
 from .compose import JointState, diff, joint_hash
 from .walk import sample_services, sample_walk, check_walk, DependencyGraph
-from .trajectory import Trajectory
+from .trajectory import Trajectory, first_page
 from .rubric import OPS, Criterion, Rubric, check
 from .task import Task, materialize_s0
 from .author import default_library, can_follow
@@ -287,10 +287,10 @@ def replay_states(task: Task, # the task (its s0, services and reference)
 
 # %% ../nbs/50_widgets.ipynb #71d53bf9
 def _call_text(c: dict) -> str:
-    "`call_tool svc.tool {args}` (` page=k` for a later page of its result) or `list_tools {args}` for one recorded meta-tool call."
+    "`call_tool svc.tool {args}` (` page=k` unless `first_page(k)`: a later page of its result, or a bad page) or `list_tools {args}` for one recorded meta-tool call."
     a = c.get("arguments")
     if c.get("name") == "call_tool" and isinstance(a, dict):
-        more = f" page={short_repr(a['page'], 20)}" if a.get("page", 1) != 1 else ""
+        more = "" if first_page(a.get("page")) else f" page={short_repr(a['page'], 20)}"
         return f"call_tool {a.get('tool')} {canonical_json(a.get('arguments', {}))}{more}"
     return f"{c.get('name')} {canonical_json(a) if a is not None else ''}"
 
