@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/core.html.md"""
 
 # %% ../nbs/00_core.ipynb #601f25ec
 from __future__ import annotations
-import configparser, difflib, hashlib, json, math, os, random, reprlib, shutil, sys, tempfile
+import configparser, difflib, hashlib, json, math, os, random, reprlib, shutil, signal, sys, tempfile
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -306,9 +306,11 @@ def check_stop() -> None:
     if _STOP: raise KeyboardInterrupt(f"stopped by signal {_STOP[0]}")
 
 def interrupted_line(signum: int | None) -> tuple[str, int]:
-    "The one stderr line and exit status of a command a signal ended: SIGTERM 143, Ctrl-C (SIGINT, or None: not known) 130."
-    term = signum == 15
-    return f"compoworld: interrupted by {'SIGTERM' if term else 'Ctrl-C'}; unfinished outputs were removed", 143 if term else 130
+    """The one stderr line and exit status of a command a signal ended: 128 + the signal's number, as a shell reports it:
+    SIGTERM 143, Ctrl-C (SIGINT, or None: not known) 130."""
+    sig = signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT
+    return (f"compoworld: interrupted by {'SIGTERM' if sig == signal.SIGTERM else 'Ctrl-C'}; unfinished outputs were removed",
+            128 + int(sig))
 
 # %% ../nbs/00_core.ipynb #7f0f5a09
 _STAGE_PREFIX = ".compoworld.partial-"

@@ -78,7 +78,11 @@ def replay(service: Service, base, task_actions: dict[str, list[dict]], task_ids
     "Replay every task in `task_ids` from `base`; KeyError naming a task id that `task_actions` lacks."
     missing = [t for t in task_ids if t not in task_actions]
     if missing: raise KeyError(f"task ids {missing[:5]} are not in tasks.json")
-    return {t: replay_task(service, base, task_actions[t], t) for t in task_ids}
+    out = {}
+    for t in task_ids:
+        check_stop()                                                      # a swallowed signal ends the replay before the next task
+        out[t] = replay_task(service, base, task_actions[t], t)
+    return out
 
 # %% ../nbs/32_fidelity.ipynb #c26c58f1
 REL_TOL = 1e-6
@@ -201,6 +205,7 @@ def fidelity_tau2_retail(expected_dir: str | Path, db: str | Path | None = None,
     t_replay = sum(r.seconds for r in reps.values())
     rows = []
     for t in ids:                                                         # phase 2: compare
+        check_stop()
         exp = exps[t]
         h = hashlib.sha256(tau2_text(reps[t].final).encode()).hexdigest() if peer_hash else None
         rows.append(compare_task(exp, reps[t], base, tau2_record, h))

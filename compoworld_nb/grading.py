@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast, operator
 from fastcore.basics import patch
 from pathlib import Path
+from .core import check_stop
 from .sandbox import HostError, Limits, SandboxResult, ServiceHost
 
 # %% auto #0
@@ -460,6 +461,7 @@ def grade_tests(source: str | bytes, filename: str, module: str, host: "ServiceH
     except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError) as x:
         rows.append({"nodeid": filename, "when": "collect", "outcome": "error", "message": f"{type(x).__name__}: {x}"[:2000]}); return done(2)
     for fn in it.tests:
+        check_stop()                                  # a swallowed signal ends the grading before the next test
         row = {"nodeid": f"{filename}::{fn.name}", "when": "call", "outcome": "passed", "message": ""}
         try: it.exec_block(fn.body, {})
         except _Return: pass
@@ -489,6 +491,7 @@ def check_module(files: dict[str, str | bytes], module: str, tests: list[str] | 
         except HostError as e: listing = {"error": str(e)}
         if not isinstance(listing, dict): listing = {"error": "the listing is not a JSON object"}
         for t in tests:
+            check_stop()
             if "error" in listing:
                 reports.append({"exit_code": 2, "passed": 0, "failed": 0, "errors": 1, "output": f"ERROR {t} - the module did not import",
                                 "tests": [{"nodeid": t, "when": "collect", "outcome": "error", "message": "the module did not import"}]})

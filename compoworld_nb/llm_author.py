@@ -138,6 +138,7 @@ def explore(self: LLMAuthor, env: ComposedEnv, s0: JointState, G: DependencyGrap
         f"Services in the task (C): {G.C}; distractors: {G.distractors}. The walk visits, in order: {G.walk}.\n"
         f"Explore the services with the tools to learn their tools and records; reply without a tool call when done."})
     while True:
+        check_stop()                                   # a swallowed signal ends the exploration before the next model turn
         turn = self._chat(messages, EXPLORE_TOOLS)
         if not turn["tool_calls"]: return n
         for tc in turn["tool_calls"]:                  # every call gets an answer, refused ones included
@@ -200,6 +201,7 @@ def author(self: LLMAuthor, seed: int, k: int | None = None, l_min: int | None =
         f"Criterion JSON schema: {json.dumps(criterion_schema()['properties'])}\nAdmission rules:\n{_rules_text()}"})
     errors: list[str] = []
     for attempt in range(self.max_revisions + 1):
+        check_stop()
         turn = self._chat(messages)
         try:
             design = parse_design(turn["content"])

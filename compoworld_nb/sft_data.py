@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Callable, Iterable
 
-from .core import canonical_json
+from .core import canonical_json, check_stop
 
 from .policies import _tc
 from .harness import run_episode, observation_pages, TaskEnvironment, SYSTEM_PROMPT, _with_page
@@ -353,9 +353,13 @@ def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                     ) -> tuple[list[Trajectory], dict]:
     """Rollouts of `policy_factory` on `tasks` (seeds seed..seed+n-1), admitted by `admit_sft`; returns `(kept, reasons)`.
     A policy's calls listed in its `untrained` ids get `"weight": 0` on their assistant turn (context for SFT, not trained)."""
-    refs = {t.id: [revealing_reference(t, library, obs_chars)] for t in tasks} if policy_factory is None else {}
+    refs = {}
+    for t in (tasks if policy_factory is None else []):
+        check_stop()                                     # a swallowed signal ends the walk before the next task's references
+        refs[t.id] = [revealing_reference(t, library, obs_chars)]
     if recovery and policy_factory is None:
         for t in tasks:
+            check_stop()
             r = recovering_reference(t, library, refs[t.id][0], obs_chars)
             if r != refs[t.id][0]: refs[t.id].append(r)
     out = []

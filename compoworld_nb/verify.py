@@ -282,6 +282,7 @@ def run_tool(service: Service, tool: str, inputs: list, seed: int = 0, call_time
         service = copy.copy(service); service.world_model = None
     ref = _Ref(s0)
     for x in inputs:
+        check_stop()                                              # a signal whose KeyboardInterrupt a finalizer swallowed ends the run here
         fault = None
         try:
             with _time_limit(call_timeout): new, o = service.call(s0, tool, x)

@@ -1,5 +1,5 @@
 """MCP serving (nbs/42_serve.ipynb): the SDK's real client over stdio and streamable HTTP, in-process sessions, CLI values."""
-import contextlib, io, json, os, subprocess, sys, tempfile, threading, time
+import contextlib, io, json, os, signal, subprocess, sys, tempfile, threading, time
 from pathlib import Path
 
 import anyio
@@ -242,7 +242,7 @@ def test_stdio_answers_lines_that_are_not_json_rpc_and_keeps_serving_then_stops_
 
 INTERRUPTED = {n: f"compoworld: interrupted by {n}; unfinished outputs were removed" for n in ("SIGTERM", "Ctrl-C")}
 
-@pytest.mark.parametrize("sig,rc,name", [(15, 143, "SIGTERM"), (2, 130, "Ctrl-C")])
+@pytest.mark.parametrize("sig,rc,name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
 def test_a_signal_ends_the_stdio_server_as_it_ends_every_command(sig, rc, name):
     """Before: SIGTERM killed `compoworld serve-mcp` over stdio by the signal itself (status -15, no line) and Ctrl-C left
     it waiting for the client's next line (it never ended). After: the answers so far are flushed, then the CLI's one
