@@ -12,7 +12,7 @@ from fastcore.basics import patch
 from .core import *
 from .compose import to_openai_name
 from .task import Task
-from .serve import TaskSessions, ServeError, _library, check_host, _listen, _url, unknown_field
+from .serve import TaskSessions, ServeError, _library, check_host, _listen, _url, unknown_field, not_object
 
 # %% auto #0
 __all__ = ['SESSION_COOKIE', 'SESSION_HEADER', 'ResourcesServer', 'resources_app', 'serve_resources', 'register_cli']
@@ -65,7 +65,8 @@ def call(self: ResourcesServer, sid: str | None, tool: str, arguments: Any) -> t
     ts, e = self._session(sid)
     if e: return 404, e
     if tool not in ts.template.by_mcp_name: return 404, err(404, f"unknown tool {tool[:80]!r}; tools are named service__tool", "tool")
-    if not isinstance(arguments, dict): return 400, err(400, f"the body must be a JSON object of arguments, got {type(arguments).__name__}", "body")
+    bad = not_object(arguments, f"/tools/{tool[:80]}")
+    if bad: return 400, bad
     obs = ts.call(sid, tool, arguments).structured_content
     return 200 if obs["ok"] else obs["error"]["code"], obs
 
@@ -83,21 +84,22 @@ def verify(self: ResourcesServer, sid: str | None, answer: Any = None) -> tuple[
 # %% ../nbs/43_resources.ipynb #0b7a334e
 def resources_app(server: ResourcesServer):
     """A Starlette app with GET /tasks, POST /seed_session {task_id}, POST /tools/{service__tool} {arguments}, POST /verify
-    {answer} over `server`; a body that is not JSON, or names a field the route does not take, is a 400 naming it (a tool's
-    unknown argument: the tool's own 400), and nothing is done."""
+    {answer} over `server`; a body that is not JSON, is JSON of another type than an object (`not_object`: a bare string,
+    a list, a number, null), or names a field the route does not take, is a 400 naming it (a tool's unknown argument:
+    the tool's own 400), and nothing is done. An empty body is `{}`."""
     from starlette.applications import Starlette
     from starlette.responses import JSONResponse
     from starlette.routing import Route
     import json
 
     async def body(request, route: str, fields: tuple | None = None) -> tuple[Any, JSONResponse | None]:
-        # the decoded body; an error response for text that is not JSON, or for an object with a key not in `fields`
+        # the decoded body (a dict); an error response for text that is not JSON, JSON that is no object, or a key not in `fields`
         raw = await request.body()
         if not raw.strip(): return {}, None
         try: b = loads_json(raw)
         except ValueError as e:                                    # not JSON, not UTF-8, or nested too deep to decode
             return None, JSONResponse(err(400, f"{route}: the body is not JSON: {e}", "body"), status_code=400)
-        bad = unknown_field(b, fields, route) if fields is not None and isinstance(b, dict) else None
+        bad = not_object(b, route) or (unknown_field(b, fields, route) if fields is not None else None)
         return (None, JSONResponse(bad, status_code=400)) if bad else (b, None)
 
     def sid(request) -> str | None: return request.headers.get(SESSION_HEADER) or request.cookies.get(SESSION_COOKIE)
@@ -107,19 +109,19 @@ def resources_app(server: ResourcesServer):
     async def seed(request):
         b, e = await body(request, "/seed_session", ("task_id",))
         if e: return e
-        st, out = server.seed(b.get("task_id") if isinstance(b, dict) else b)
+        st, out = server.seed(b.get("task_id"))
         r = JSONResponse(out, status_code=st)
         if st == 200: r.set_cookie(SESSION_COOKIE, out["data"]["session"], httponly=True, samesite="strict")
         return r
     async def tool(request):
-        b, e = await body(request, "/tools")
+        b, e = await body(request, f"/tools/{request.path_params['name'][:80]}")
         if e: return e
         st, out = server.call(sid(request), request.path_params["name"], b)
         return JSONResponse(out, status_code=st)
     async def verify(request):
         b, e = await body(request, "/verify", ("answer",))
         if e: return e
-        st, out = server.verify(sid(request), b.get("answer") if isinstance(b, dict) else b)
+        st, out = server.verify(sid(request), b.get("answer"))
         return JSONResponse(out, status_code=st)
     return Starlette(routes=[Route("/tasks", tasks, methods=["GET"]), Route("/seed_session", seed, methods=["POST"]),
                              Route("/tools/{name}", tool, methods=["POST"]), Route("/verify", verify, methods=["POST"])])

@@ -19,10 +19,11 @@ from mcp.shared.exceptions import MCPError
 from .core import *
 from .compose import *
 from .task import Task, task_env, materialize_s0
+from .verify import _json_type
 
 # %% auto #0
 __all__ = ['SESSION_META', 'ServeError', 'parse_services', 'served_env', 'mcp_tool', 'observation_result', 'ServedWorld',
-           'make_server', 'run_client', 'session_key', 'episode_score', 'unknown_field', 'TaskSessions',
+           'make_server', 'run_client', 'session_key', 'episode_score', 'unknown_field', 'not_object', 'TaskSessions',
            'make_task_server', 'check_host', 'serve_stdio', 'serve_http', 'run_serve', 'task_sessions', 'register_cli',
            'main']
 
@@ -180,6 +181,12 @@ def unknown_field(body: dict, fields: tuple, where: str) -> dict | None:
     known = f"its fields are {', '.join(fields)}" if fields else "it takes no fields"
     return err(400, f"{where}: unknown field {short_repr(k, 60)}; {known}", k[:80])
 
+def not_object(body: Any, where: str, argument: str = "body") -> dict | None:
+    "None if `body` is a JSON object (a dict), else a 400 observation naming `argument` and the JSON type it has (string, array, integer, number, boolean, null)."
+    if isinstance(body, dict): return None
+    shown = "" if body is None else " " + (json.dumps(body) if isinstance(body, bool) else short_repr(body, 40))
+    return err(400, f"{where}: the {argument} must be a JSON object, got {_json_type(body)}{shown}", argument)
+
 # %% ../nbs/42_serve.ipynb #b62c0c73
 class TaskSessions:
     "One task served per MCP session: each session's episode starts from its own copy of s0; `reset` restarts it, `score` gives (b, R)."
@@ -218,10 +225,11 @@ class TaskSessions:
         return t.input_schema if t is not None else self.template.input_schema(mcp_name)
 
     def call(self, key: str | None, mcp_name: str, arguments: dict | None = None) -> types.CallToolResult:
-        "Run a tool (or `reset` / `score`) in session `key`; a 400 result if `key` is None (a stateless request that names no session) or a meta-tool is given an argument it does not take."
+        "Run a tool (or `reset` / `score`) in session `key`; a 400 result if `key` is None (a stateless request that names no session), `arguments` is no object, or a meta-tool is given an argument it does not take."
         if key is None:
             return observation_result(err(400, f"this request names no session: pass _meta {{{SESSION_META!r}: ID}} with every call "
                                                "(MCP 2026-07-28 is stateless), or connect with a 2025 session", "_meta"))
+        if arguments is not None and not isinstance(arguments, dict): return observation_result(not_object(arguments, mcp_name, "arguments"))
         if mcp_name in ("reset", "score"):
             e = unknown_field(arguments or {}, tuple(self.input_schema(mcp_name)["properties"]), mcp_name)
             if e: return observation_result(e)

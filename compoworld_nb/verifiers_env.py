@@ -11,7 +11,8 @@ from typing import Any
 import verifiers as vf
 from .task import Task
 from .harness import META_TOOLS, SYSTEM_PROMPT, TaskEnvironment
-from .serve import episode_score
+from .core import err, loads_json
+from .serve import episode_score, not_object
 
 # %% auto #0
 __all__ = ['list_services', 'list_tools', 'describe_tool', 'call_tool', 'CompoWorldToolEnv', 'scripted_chat_app']
@@ -111,7 +112,10 @@ def scripted_chat_app(task: Task):
     from starlette.responses import JSONResponse
     from starlette.routing import Route
     async def chat(request):
-        body = await request.json()
+        try: body = loads_json(await request.body())
+        except ValueError as e: return JSONResponse(err(400, f"/v1/chat/completions: the body is not JSON: {e}", "body"), status_code=400)
+        bad = not_object(body, "/v1/chat/completions")
+        if bad: return JSONResponse(bad, status_code=400)
         n = sum(m["role"] == "assistant" for m in body["messages"])
         if n < len(task.reference):
             msg = {"role": "assistant", "content": None, "tool_calls": [{"id": f"call_{n}", "type": "function",

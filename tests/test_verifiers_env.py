@@ -55,3 +55,13 @@ def test_rollout_of_the_reference_earns_r_1(setup, i):
         assert s["reward"] == 1.0 and sc["success"] and sc["b"] == [1] * len(t.v.criteria)
         assert len(s["episode"].steps) == len(t.reference)
     assert a["episode"] is not b["episode"]
+
+
+def test_the_scripted_chat_endpoint_refuses_a_body_that_is_no_object(setup):
+    from starlette.testclient import TestClient
+    _, tasks = setup
+    with TestClient(scripted_chat_app(tasks[0])) as tc:
+        got = [(r.status_code, r.json()["error"]["message"]) for r in (tc.post("/v1/chat/completions", content=b) for b in (b'"x"', b"[1]", b"null"))]
+    assert got == [(400, "/v1/chat/completions: the body must be a JSON object, got string 'x'"),
+                   (400, "/v1/chat/completions: the body must be a JSON object, got array [1]"),
+                   (400, "/v1/chat/completions: the body must be a JSON object, got null")]
