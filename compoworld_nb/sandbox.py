@@ -6,7 +6,7 @@ Docs: https://compoworld.github.io/compoworld_nb/sandbox.html.md"""
 
 # %% ../nbs/33_sandbox.ipynb #6b343882
 from __future__ import annotations
-import functools, json, os, resource, shutil, signal, subprocess, sys, sysconfig, tempfile, time, warnings
+import atexit, functools, json, os, resource, shutil, signal, subprocess, sys, sysconfig, tempfile, time, warnings
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 from typing import Any
@@ -94,19 +94,22 @@ _SCRUB_FUNCS = {"posix": ("mkfifo", "mknod", "pidfd_open", "setpriority", "sched
                 "_signal": ("pidfd_send_signal",), "_imp": ("create_builtin",)}
 # The host's identity, which these functions read without an audit event: its user and group database (libc reads
 # /etc/passwd, /etc/group, /etc/shadow), its name and kernel (uname), the host user's supplementary groups, the host's
-# load, and other processes' existence, sessions, niceness and scheduling (getpriority, getpgid, getsid, sched_get*
-# of another pid). The
+# load, its user and group ids and the child's parent (getuid and the rest of the get*id family, getppid), and other
+# processes' existence, sessions, niceness and scheduling (getpriority, getpgid, getsid, sched_get* of another pid). The
 # bootstrap replaces them, wherever a loaded module refers to them, by stubs that answer as a sandbox that sees only
 # itself does: as an empty database (what the namespace level's file system, no /etc, gives): listings empty, lookups
 # KeyError (getspnam FileNotFoundError), getgrouplist(user, group) only [group], getlogin OSError(ENXIO); uname
-# (sysname, "sandbox", "", "", machine); getgroups []; getloadavg OSError; for a pid other than 0 or the child's own
+# (sysname, "sandbox", "", "", machine); getgroups []; getloadavg OSError; user and group ids 65534 (nobody, as the
+# namespace level runs), getresuid/getresgid (65534,) * 3; getppid 0 (a parent outside what it sees, as Linux answers
+# for a parent outside a PID namespace); for a pid other than 0 or the child's own
 # ProcessLookupError(ESRCH), as in a PID namespace; for its own, its pid (it leads its own session), its niceness, and
 # the scheduling it started with (it cannot change it: sched_set* are in _SCRUB_FUNCS).
 # Not a violation: library code copes with these answers (getpass.getuser, tarfile, shutil.chown, platform.uname).
 _HOST_IDENTITY = {"pwd": ("getpwuid", "getpwnam", "getpwall"), "grp": ("getgrgid", "getgrnam", "getgrall"),
                   "spwd": ("getspnam", "getspall"),
                   "posix": ("getgrouplist", "getlogin", "uname", "getgroups", "getloadavg", "getpriority", "getpgid", "getsid",
-                            "sched_getscheduler", "sched_getparam", "sched_rr_get_interval", "sched_getaffinity")}
+                            "sched_getscheduler", "sched_getparam", "sched_rr_get_interval", "sched_getaffinity",
+                            "getuid", "geteuid", "getgid", "getegid", "getresuid", "getresgid", "getppid")}
 
 # %% ../nbs/33_sandbox.ipynb #b9a1f057
 # What the trusted bootstrap imports before arming the hook, per action (later imports go through the hook).
@@ -179,6 +182,9 @@ def _host_identity_fn(name):
     def login(): raise OSError(6, "No such device or address")
     def uname(): return uname_t((sysname, "sandbox", "", "", machine))
     def load(): raise OSError("Load averages are unobtainable")
+    def nobody(): return 65534                        # the namespace level's user and group (bwrap --uid/--gid 65534)
+    def nobody3(): return (65534, 65534, 65534)
+    def parent(): return 0                            # the parent is outside what the child sees
     def own(pid):
         if index(pid) not in (0, getpid()): raise ProcessLookupError(3, "No such process")
     def session(pid): own(pid); return getpid()       # the child leads its own session and process group
@@ -193,7 +199,9 @@ def _host_identity_fn(name):
     f = {"getpwall": listing, "getgrall": listing, "getspall": listing, "getpwuid": by_id, "getgrgid": by_id, "getpwnam": by_name,
          "getgrnam": by_name, "getspnam": shadow, "getgrouplist": grouplist, "getlogin": login, "uname": uname, "getgroups": listing,
          "getloadavg": load, "getpriority": priority, "getpgid": session, "getsid": session,
-         "sched_getscheduler": sched, "sched_getparam": sched, "sched_rr_get_interval": sched, "sched_getaffinity": sched}[what]
+         "sched_getscheduler": sched, "sched_getparam": sched, "sched_rr_get_interval": sched, "sched_getaffinity": sched,
+         "getuid": nobody, "geteuid": nobody, "getgid": nobody, "getegid": nobody, "getresuid": nobody3, "getresgid": nobody3,
+         "getppid": parent}[what]
     f.__name__ = f.__qualname__ = what
     return f
 
@@ -553,11 +561,28 @@ def read_roots(extra: tuple | list = ()) -> list[str]:
 
 # %% ../nbs/33_sandbox.ipynb #04d057bb
 _SYSTEM_LIB_DIRS = ("/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32")
+# /proc files that describe the host rather than the child (kernel release and version, the kernel's command line, the
+# boot id, the load, uptime and pressure): an empty read-only file is bound over each that exists.
+_NEUTRAL_PROC = ("/proc/sys/kernel/osrelease", "/proc/sys/kernel/version", "/proc/version", "/proc/cmdline",
+                 "/proc/sys/kernel/random/boot_id", "/proc/loadavg", "/proc/uptime", "/proc/pressure/cpu", "/proc/pressure/io",
+                 "/proc/pressure/memory")
+_EMPTY: dict = {}   # pid -> the empty file that process binds over _NEUTRAL_PROC
+
+def _empty_file() -> str:
+    "The path of an empty read-only file of this process (made again if it went missing; removed when the process exits)."
+    p = _EMPTY.get(os.getpid())
+    if p is None or not os.path.isfile(p) or os.path.getsize(p):
+        fd, p = tempfile.mkstemp(prefix="cw-neutral-"); os.close(fd); os.chmod(p, 0o444)
+        _EMPTY[os.getpid()] = p
+        atexit.register(lambda p=p, pid=os.getpid(): os.getpid() == pid and os.path.isfile(p) and os.unlink(p))
+    return p
 
 def bwrap_argv(root: str, roots: list[str], env: dict, bwrap: str = "bwrap") -> list[str]:
-    "The `bwrap` arguments that run a command in new namespaces seeing only `root` (read-write) and `roots` + the interpreter + system libraries (read-only)."
+    "The `bwrap` arguments that run a command in new namespaces (host name `sandbox`, `_NEUTRAL_PROC` empty) seeing only `root` (read-write) and `roots` + the interpreter + system libraries (read-only)."
     a = [bwrap, "--unshare-all", "--unshare-user", "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
-         "--die-with-parent", "--new-session", "--clearenv", "--proc", "/proc", "--dev", "/dev"]
+         "--die-with-parent", "--new-session", "--clearenv", "--hostname", "sandbox", "--proc", "/proc", "--dev", "/dev"]
+    for p in _NEUTRAL_PROC:
+        if os.path.exists(p): a += ["--ro-bind", _empty_file(), p]
     ro = set(roots) | {sys.prefix, sys.base_prefix, sys.exec_prefix, str(Path(os.path.realpath(sys.executable)).parent)}
     for d in _SYSTEM_LIB_DIRS:
         if os.path.islink(d): a += ["--symlink", os.readlink(d), d]
