@@ -195,38 +195,80 @@ def _longest(fits: Callable[[int], bool], hi: int) -> int:
 # %% ../nbs/13_harness.ipynb #9ac47ccb
 _MIN_PIECE = 16      # a string's piece shorter than this starts on the next page instead
 
-def _pack(units, size: Callable[[list], int], obs_chars: int) -> list[list]:
+class _Meter:
+    """The length of `_page_text(env + units, marker)` kept as units are added to a page, without building its text: the
+    text with no unit, plus for each unit its new keys (each with ':', and ',' after a sibling), the brackets of each new
+    container and the length of its value's JSON (given). A unit under a top-level 'page' key adds nothing (the marker
+    replaces it). Each add or cost is O(the unit's path)."""
+    def __init__(self, env: list, marker: str): self.base, self.keys = len(_page_text(env, marker)), {}; self.reset()
+    def reset(self): self.root, self.total = {}, self.base          # the page's top level already holds the envelope and 'page'
+    def cost(self, path: tuple, n: int, root: dict | None = None) -> int:
+        "Characters a unit at `path` whose value's JSON has `n` characters adds to the page (to an empty one with `root={}`)."
+        if path[0] == "page": return 0
+        node, last, d = self.root if root is None else root, len(path) - 1, 0
+        while d < last:                                               # the containers the page already has
+            child = node.get(path[d])
+            if child is None: break
+            node, d = child, d + 1
+        c = 1 + n + 2 * (last - d)        # a comma after the container's items (the top level always has some), new brackets
+        for p in path[d:]:                # each new key with its ':' (a list item has none)
+            if type(p) is not int:
+                k = self.keys.get(p)
+                if k is None: k = self.keys[p] = len(json.dumps(p, ensure_ascii=False)) + 1
+                c += k
+        return c
+    def alone(self, path: tuple, n: int) -> int: return self.base + self.cost(path, n, {})
+    def add(self, path: tuple, n: int):
+        self.total += self.cost(path, n)
+        if path[0] == "page": return
+        node = self.root
+        for p in path[:-1]: node = node.setdefault(p, {})
+        node[path[-1]] = None
+
+def _pack(units, meter: _Meter, jlen: Callable[[Any], int], obs_chars: int, limit: int | None = None) -> list[list]:
     """Units packed into pages in order: a unit goes on the current page when the page stays within `obs_chars`
-    (`size` of its units), else it starts the next page; a string too long for any page fills the current page,
-    cut after a space in the piece's second half where there is one, and goes on over the next pages, each cut marked '…'."""
-    pages, cur, units, i = [], [], list(units), 0
+    (`meter`, with `jlen` the JSON length of a unit's value), else it starts the next page; a string too long for any page
+    fills the current page, cut after a space in the piece's second half where there is one, and goes on over the next
+    pages, each cut marked '…'. Linear in the units and the characters of the strings cut; `units` (an iterable) is
+    read only as far as needed: packing stops once there are `limit` pages (the caller then needs a longer marker)."""
+    pages, cur, src, got, i = [], [], iter(units), [], 0
+    def at(k):                        # units[k], read from `units` as needed; None past the last
+        while len(got) <= k:
+            u = next(src, None)
+            if u is None: return None
+            got.append(u)
+        return got[k]
     def close():
         nonlocal cur
-        if cur: pages.append(cur); cur = []
-    def whole(u): return not isinstance(u[1], str) or size([u]) <= obs_chars
-    while i < len(units):
-        path, v = units[i]
-        if whole(units[i]):
-            j = i                         # units[i:j]: the run of whole units; they go on as they fit, the longest prefix
-            while j < len(units) and whole(units[j]): j += 1
-            while i < j:                  # a unit takes at least 2 characters (a value and a comma): at most obs_chars/2 a page
-                take = _longest(lambda m: size(cur + units[i:i + m]) <= obs_chars, min(j - i, obs_chars // 2 + 1))
-                if take == 0 and cur: close(); continue
-                take = max(take, 1)       # one that fits no page alone has a page of its own
-                cur += units[i:i + take]; i += take
-                if i < j: close()
+        if cur: pages.append(cur); cur = []; meter.reset()
+    def put(u, n): cur.append(u); meter.add(u[0], n)
+    def room(path, n): return meter.total + meter.cost(path, n) <= obs_chars
+    def whole(u): return not isinstance(u[1], str) or meter.alone(u[0], jlen(u[1])) <= obs_chars
+    def full(): return limit is not None and len(pages) >= limit
+    while (u := at(i)) is not None and not full():
+        path, v = u
+        if whole(u):                  # a run of whole units goes on as they fit (a page only grows: the first that does not
+            take = 0                  # fit ends it); a unit takes at least 2 characters (a value and a comma): at most obs_chars/2 a page
+            while take < obs_chars // 2 + 1 and (w := at(i + take)) is not None and whole(w) and room(w[0], jlen(w[1])):
+                put(w, jlen(w[1])); take += 1
+            if take == 0 and cur: close(); continue
+            if take == 0: put(u, jlen(v)); take = 1      # one that fits no page alone has a page of its own
+            i += take
+            if (w := at(i)) is not None and whole(w): close()   # the run goes on: on the next page
             continue
         i += 1
         rest, pre = v, ""
-        while True:
-            if len(rest) <= obs_chars and size(cur + [(path, pre + rest)]) <= obs_chars: cur.append((path, pre + rest)); break
+        def piece(m): return len(canonical_json(pre + rest[:m] + _MORE))
+        while not full():
+            if len(rest) <= obs_chars and room(path, len(canonical_json(pre + rest))):
+                put((path, pre + rest), len(canonical_json(pre + rest))); break
             # a piece of m characters takes at least m on the page: only pieces up to obs_chars are tried (linear in len(v))
-            m = _longest(lambda m: size(cur + [(path, pre + rest[:m] + _MORE)]) <= obs_chars, min(len(rest), obs_chars))
+            m = _longest(lambda m: room(path, piece(m)), min(len(rest), obs_chars))
             if m < _MIN_PIECE and cur: close(); continue
-            if m == 0: cur.append((path, pre + rest)); close(); break     # not one character fits: a page of its own
+            if m == 0: put((path, pre + rest), len(canonical_json(pre + rest))); close(); break   # not one character fits: a page of its own
             cut = max((j.end() for j in _SPACE.finditer(rest, 0, m)), default=0)
             m = cut if cut > m // 2 else m
-            cur.append((path, pre + rest[:m] + _MORE)); close()
+            put((path, pre + rest[:m] + _MORE), piece(m)); close()
             rest, pre = rest[m:], _MORE
     close()
     return pages or [[]]
@@ -237,12 +279,16 @@ def _paged(text: str, obs_chars: int, tool: str = "call_tool") -> tuple[str, ...
     obs = json.loads(text)
     env = [((k,), v) for k, v in obs.items() if not isinstance(v, (dict, list, str))]   # the envelope (`ok`): on every page
     body = {k: v for k, v in obs.items() if isinstance(v, (dict, list, str))}
+    lens: dict[int, int] = {}             # id -> JSON length of each value of `obs` measured (all alive while `obs` is)
+    def jlen(v):
+        n = lens.get(id(v))
+        if n is None: n = lens[id(v)] = len(canonical_json(v))
+        return n
     digits = 1
     while True:          # the marker's length depends on the page count: budget for `digits` digits, widen if more
-        worst = page_marker(10 ** digits - 2, 10 ** digits - 1, tool)
-        def size(units): return len(_page_text(env + units, worst))
-        def fits(path, v): return len(canonical_json(v)) <= obs_chars and size([(path, v)]) <= obs_chars
-        pages = _pack((u for k in sorted(body) for u in _units(body[k], (k,), fits)), size, obs_chars)
+        meter = _Meter(env, page_marker(10 ** digits - 2, 10 ** digits - 1, tool))
+        def fits(path, v): n = jlen(v); return n <= obs_chars and meter.alone(path, n) <= obs_chars
+        pages = _pack((u for k in sorted(body) for u in _units(body[k], (k,), fits)), meter, jlen, obs_chars, 10 ** digits - 1)
         if len(pages) < 10 ** digits - 1: break
         digits += 1
     return tuple(_page_text(env + p, page_marker(k, len(pages), tool)) for k, p in enumerate(pages, 1))

@@ -164,11 +164,14 @@ def _paging_work(obs, obs_chars):
     ({"ok": True, "data": {"body": "word " * 20000}}, MIN_PAGE_CHARS),     # one long string (a document read)
     ({"ok": True, "data": "x" * 100000}, 600),                             # one long string with no space
     ({"ok": True, "data": list(range(20000))}, 600),                       # many tiny items
+    ({"ok": True, "data": [{"i": i} for i in range(20000)]}, 600),         # many tiny records
 ])
 def test_paging_work_is_linear_in_the_observation(obs, obs_chars):
-    "Paging builds at most ~100 characters of page text per observation character (was ~n/page for a long string, ~items per page for tiny items: 6050 and 237 here)."
+    """Paging builds each page's text once: at most 3 characters of page text per observation character (the sizes of
+    pages being packed are kept by `harness._Meter`; was ~n/page for a long string, then 34-77 while each size tried was
+    a page text built; here 2.4, 1.2, 1.2, 1.2). Seconds: benchmarks/bench_paging.py."""
     work, n = _paging_work(obs, obs_chars)
-    assert n > 100 and work < 100, (work, n)
+    assert n > 100 and work < 3, (work, n)
 
 
 def test_a_later_page_is_of_the_same_result_after_the_state_changed(world):
