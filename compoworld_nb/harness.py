@@ -23,8 +23,8 @@ from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['MIN_PAGE_CHARS', 'PAGED', 'META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment',
-           'shown_observation', 'page_marker', 'observation_pages', 'tool_schema', 'meta_tool_schemas', 'Policy',
-           'decode_arguments', 'run_episode', 'rollout_group']
+           'parameter_lines', 'shown_observation', 'page_marker', 'observation_pages', 'tool_schema',
+           'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
 def compact_signature(name: str, parameters: dict) -> str:
@@ -100,13 +100,37 @@ def _list_tools(self, service: str, page: Any = 1) -> dict:
     o = ok([compact_signature(f"{service}.{n}", t.parameters) for n, t in self.env.services[service].tools.items()])
     return o if first_page(page) else _past_last("list_tools", o, page, self.obs_chars) or o
 
+def _type_text(s: dict) -> str:
+    "A JSON Schema's type in a few words: `string`, `array of string`, `{name: string, tags?: array of string}`, `string or null`."
+    if "anyOf" in s: return " or ".join(_type_text(x) for x in s["anyOf"])
+    t = s.get("type")
+    if isinstance(t, list): return " or ".join(t)
+    if t == "array": return f"array of {_type_text(s['items'])}" if s.get("items") else "array"
+    if s.get("properties"):
+        req = s.get("required", [])
+        return "{" + ", ".join(f"{k}{'' if k in req else '?'}: {_type_text(v)}" for k, v in s["properties"].items()) + "}"
+    return t or "any"
+
+def parameter_lines(parameters: dict,  # a tool's argument schema (JSON Schema object: `properties`, `required`)
+                   ) -> list[str]:
+    """One line per argument, in the schema's order: `name (type, required|optional[, default D][, one of a|b][, at most
+    N characters]): description` — what `describe_tool` shows (the raw schema took ~118 tokens a tool, twice this)."""
+    req, out = parameters.get("required", []), []
+    for k, v in parameters.get("properties", {}).items():
+        notes = [_type_text(v), "required" if k in req else "optional"]
+        if "default" in v: notes.append(f"default {v['default'] if isinstance(v['default'], str) else canonical_json(v['default'])}")
+        if "enum" in v: notes.append("one of " + "|".join(x if isinstance(x, str) else canonical_json(x) for x in v["enum"]))
+        if "maxLength" in v: notes.append(f"at most {v['maxLength']} characters")
+        out.append(f"{k} ({', '.join(notes)})" + (f": {v['description']}" if v.get("description") else ""))
+    return out
+
 @patch_to(TaskEnvironment)
 def _describe_tool(self, tool: str) -> dict:
-    "The tool's description and argument schema (and why verification quarantined it, if it did); 400 / 404 as `call_tool`."
+    "The tool's description and one `parameter_lines` line per argument (and why verification quarantined it, if it did); 400 / 404 as `call_tool`."
     try: t = self.env.get_tool(tool)
     except ValueError as e: return err(400, str(e), "tool")            # not 'service.tool': the 400 that call_tool gives
     except KeyError as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
-    d = {"tool": tool, "description": t.description, "parameters": t.parameters}
+    d = {"tool": tool, "description": t.description, "parameters": parameter_lines(t.parameters)}
     if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
     return ok(d)
 

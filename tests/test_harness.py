@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from compoworld_nb.author import default_library, generate_tasks
 from compoworld_nb.compose import joint_hash
-from compoworld_nb.harness import TaskEnvironment, run_episode, rollout_group, META_NAMES, decode_arguments
+from compoworld_nb.harness import TaskEnvironment, run_episode, rollout_group, META_NAMES, decode_arguments, parameter_lines
 from compoworld_nb.policies import ScriptedPolicy, make_policy
 
 LIB, WORLD = default_library()
@@ -27,7 +27,10 @@ def test_meta_tools_list_and_describe(task):
     assert lines and all(l.startswith(f"{svc}.") and l.endswith(")") for l in lines)
     tool = task.reference[0]["tool"]
     d = env._describe_tool(tool)["data"]
-    assert d["tool"] == tool and d["parameters"]["type"] == "object"
+    assert d["tool"] == tool and d["parameters"] == parameter_lines(env.env.get_tool(tool).parameters)
+    req = env.env.get_tool(tool).parameters.get("required", [])      # every argument has its line, required ones marked so
+    assert [l.split(" (")[0] for l in d["parameters"]] == list(env.env.get_tool(tool).parameters["properties"])
+    assert [", required" in l.split(")")[0] for l in d["parameters"]] == [p in req for p in env.env.get_tool(tool).parameters["properties"]]
     assert env._describe_tool("nope.tool")["error"]["code"] == 404
     assert env._list_tools("nope")["error"]["code"] == 404
 
