@@ -20,8 +20,9 @@ from .task import Task
 from .trajectory import Trajectory, first_page
 
 # %% auto #0
-__all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'unseen_values', 'listing_pages',
-           'revealing_reference', 'guessed', 'recovering_reference', 'admit_sft', 'sft_trajectories']
+__all__ = ['discovery_plan', 'untrained_steps', 'DiscoveringPolicy', 'identifiers', 'query_words', 'read_only_tools',
+           'unseen_values', 'listing_pages', 'revealing_reference', 'guessed', 'recovering_reference', 'admit_sft',
+           'sft_trajectories']
 
 # %% ../nbs/16_sft_data.ipynb #536144d1
 def _meta_args(c: dict) -> dict:
@@ -107,6 +108,23 @@ def identifiers(value) -> list[str]:
     words = (w.strip(".-+:") for w in _WORD.findall(value))
     return [w for w in words if w and _IDENT.search(w)]
 
+_OPERATOR = re.compile(r"^[A-Za-z]+:")   # a search operator (`subject:`, `from:`): the tool's own syntax, shown by describe_tool
+_SYNTAX = frozenset("select from where and or not in is null like glob order by group having limit offset asc desc join inner left "
+                    "outer on as count sum avg min max distinct between case when then else end union all exists".split())   # query-language words (SQL, boolean search): syntax, not values
+
+def query_words(value) -> list[str]:
+    """The words of a read-only call's string argument (a search query, a name looked up), identifiers or not: what the
+    read finds things by, so a policy must have been shown each (a subject it never saw is a guess). An operator prefix
+    (`subject:`, `from:`) is dropped, its value kept; query-language words (`_SYNTAX`: SELECT, WHERE, AND ...) and words
+    of one or two characters are left out. Non-strings: []."""
+    if not isinstance(value, str): return []
+    words = (_OPERATOR.sub("", w).strip(".-+:") for w in _WORD.findall(value))
+    return [w for w in words if len(w) > 2 and w.lower() not in _SYNTAX]
+
+def read_only_tools(library: dict) -> set[str]:
+    "`{'svc.tool', ...}`: the read-only tools of `library` ({name: Service}), whose string arguments `query_words` checks."
+    return {f"{s}.{n}" for s, svc in library.items() for n, t in svc.tools.items() if t.read_only}
+
 _DECIMAL = re.compile(r"\d+\.\d+")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _ISO_DT = re.compile(r"(\d{4})-(\d{2})-(\d{2})t(\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:z|[+-]\d{2}:?\d{2})?")
@@ -131,9 +149,11 @@ def _seen(word: str, ctx: str) -> bool:
     return m is not None and _seen_datetime(m, ctx)
 
 def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observations as shown to the policy
+                  read_only: set[str] | frozenset = frozenset(),  # read-only tools ('svc.tool', `read_only_tools`): every word of their string arguments must have been shown (`query_words`), not only identifiers
                  ) -> list[dict]:
     """Identifiers in trained assistant `call_tool` arguments (a turn with `weight` 0 is not trained) that appear nowhere
-    in the system/user/tool turns before them (a decimal may be a shown one rounded), and the service of a trained
+    in the system/user/tool turns before them (a decimal may be a shown one rounded), every word (`query_words`) of
+    the string arguments of a call of a `read_only` tool not shown before it, and the service of a trained
     `list_tools` / the tool of a `describe_tool` not shown before it (`'tool'` names the meta-tool): `[{'turn', 'tool', 'value'}]`."""
     ctx, out = "", []
     for i, m in enumerate(messages):
@@ -148,8 +168,10 @@ def unseen_values(messages: list[dict],  # an OpenAI-format conversation, observ
             named = args.get({"list_tools": "service", "describe_tool": "tool"}.get(f.get("name"))) if isinstance(args, dict) else None
             if isinstance(named, str) and not _seen(named, ctx): out.append({"turn": i, "tool": f.get("name"), "value": named})
             inner = args.get("arguments") if isinstance(args, dict) and f.get("name") == "call_tool" else None
+            ro = isinstance(args, dict) and args.get("tool") in read_only
             for v in _leaves(inner or {}):
-                out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in identifiers(v) if not _seen(w, ctx)]
+                ws = dict.fromkeys(identifiers(v) + (query_words(v) if ro else []))
+                out += [{"turn": i, "tool": args.get("tool"), "value": w} for w in ws if not _seen(w, ctx)]
     return out
 
 # %% ../nbs/16_sft_data.ipynb #666b31ca
@@ -224,6 +246,27 @@ def _observed_names(env: TaskEnvironment) -> list[str]:
         out += _names(env._shown("call_tool", st.call.get("arguments"), st.observation).replace("\\n", "\n"))
     return list(dict.fromkeys(out))
 
+def _instruction_words(u: str) -> list[str]:
+    "Words of instruction `u` a search may be filled with: each of three characters or more once, salutations left out, capitalised ones (names) first."
+    ws = [w for w in dict.fromkeys(w.strip(".-+:") for w in _WORD.findall(u)) if len(w) > 2 and w not in _SALUTATION]
+    return [w for w in ws if w[:1].isupper()] + [w for w in ws if not w[:1].isupper()]
+
+def _best_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], ctx: str = "") -> tuple[list[dict], str]:
+    """The read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows the most words of `missing`
+    (seen with `ctx`), the shortest shown of those on a tie (the most specific search); made in `env` (recorded);
+    `([], '')` when none shows one."""
+    best = None
+    for r in _read_calls(env.env.services[svc], svc, words):
+        _, o = env.env.call(env.js, r["tool"], r["arguments"])
+        if not o.get("ok"): continue
+        seen = "\n" + _shown(env._shown("call_tool", r, o))
+        n = sum(_seen(w, ctx + seen) for w in missing)
+        if n and (best is None or (n, -len(seen)) > best[0]): best = ((n, -len(seen)), r, o, seen)
+    if best is None: return [], ""
+    _, r, o, seen = best
+    env._record({"name": "call_tool", "arguments": r}, o)
+    return [r], seen
+
 def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
     """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing` (seen with `ctx`); else
     the first whose later pages do (the read, then its pages in order, at most `max_pages`); made in `env` (recorded);
@@ -250,31 +293,45 @@ def revealing_reference(task: Task,  # the task whose reference is walked
                         max_pages: int = 8,  # the most later pages of one result read to find a value
                        ) -> list[dict]:
     """The task's reference calls with calls inserted before any call whose identifiers no earlier observation (as
-    shown within `obs_chars`) showed, while some call shows one: first the next pages of an earlier result (`"page": k`,
+    shown within `obs_chars`) showed — or, for a read-only call, any word of its string arguments (`query_words`: a
+    search by a subject the policy never saw is a guess) — while some call shows one: first the next pages of an earlier result (`"page": k`,
     in order up to the one that shows a missing value, at most `max_pages` of one result); else a read-only call of the
     service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction; failing
-    those, a name an earlier observation showed, `_observed_names`) whose page 1 shows one, or else one of its next pages does."""
+    those, a name an earlier observation showed, `_observed_names`) whose page 1 shows one, or else one of its next pages
+    does; failing all, the read filled with a word of the instruction that shows the most (`_best_read`). A read-only
+    reference call after such inserted reads is left out when it would show no word they did not (it finds nothing new)."""
     env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
+    ro, described = read_only_tools(env.env.services), set()
     quoted = [a or b for a, b in _QUOTED.findall(task.u)]
     for c in task.reference:
         args = c.get("arguments") or {}
-        missing = [w for v in _leaves(args) for w in identifiers(v) if not _seen(w, ctx)]
+        if c["tool"] not in described:          # the policy reads describe_tool before a tool's first call (`discovery_plan`)
+            described.add(c["tool"]); ctx += "\n" + _shown(env._shown("describe_tool", {"tool": c["tool"]}, env._describe_tool(c["tool"])))
+        need = [w for v in _leaves(args) for w in identifiers(v) + (query_words(v) if c["tool"] in ro else [])]
+        missing = list(dict.fromkeys(w for w in need if not _seen(w, ctx)))
         svc = c["tool"].split(".", 1)[0]
-        words = [w.strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
+        words = [_OPERATOR.sub("", w).strip(".-+:") for v in _leaves(args) if isinstance(v, str) for w in _WORD.findall(v)]
         words = list(dict.fromkeys(w for w in words + identifiers(task.u) + quoted if len(w) > 2 and w.lower() in ctx))
+        added = False
         while missing:
             asked, seen = _page_reads(env, out, missing, max_pages, ctx)
             if not asked: asked, seen = _new_read(env, svc, words, missing, max_pages, ctx)
             if not asked:                            # a name shown earlier (not in the instruction), e.g. the person a record is about
                 names = [w for w in _observed_names(env) if w not in words and w.lower() in ctx]
                 if names: asked, seen = _new_read(env, svc, names, missing, max_pages, ctx)
+            if not asked: asked, seen = _best_read(env, svc, _instruction_words(task.u), missing, ctx)
             if not asked: break
             out += asked; ctx += seen
             missing = [w for w in missing if not _seen(w, ctx)]
+            added = True
         a = _meta_args(c)
         o = env._step("call_tool", a)
-        ctx += "\n" + _shown(env._shown("call_tool", a, o)); out.append(c)
+        shown = _shown(env._shown("call_tool", a, o))
+        if added and c["tool"] in ro and o.get("ok") and all(_seen(w, ctx) for v in _leaves(o.get("data"))
+                                                             for w in (identifiers(v) + query_words(v) if isinstance(v, str) else [json.dumps(v)])):
+            del env.steps[-1]; continue          # the reads inserted before it showed every value it shows
+        ctx += "\n" + shown; out.append(c)
     return out
 
 # %% ../nbs/16_sft_data.ipynb #a1c0e011
@@ -328,12 +385,13 @@ def recovering_reference(task: Task,  # the task whose reference is walked
 
 # %% ../nbs/16_sft_data.ipynb #9e190083
 def admit_sft(trajectories: Iterable[Trajectory],  # scored trajectories (e.g. from `rollout_group`)
+              read_only: set[str] | frozenset = frozenset(),  # read-only tools whose every argument word must have been shown (`unseen_values`)
              ) -> tuple[list[Trajectory], dict]:
-    "Keep verified successes whose calls use only shown values; returns `(kept, {'not_success': n, 'unseen_value': n})`."
+    "Keep verified successes whose calls use only shown values (`unseen_values`); returns `(kept, {'not_success': n, 'unseen_value': n})`."
     kept, why = [], {"not_success": 0, "unseen_value": 0}
     for t in trajectories:
         if not t.success: why["not_success"] += 1
-        elif unseen_values(t.messages): why["unseen_value"] += 1
+        elif unseen_values(t.messages, read_only): why["unseen_value"] += 1
         else: kept.append(t)
     return kept, why
 
@@ -372,5 +430,5 @@ def sft_trajectories(tasks: list[Task],  # tasks to make trajectories for
                 pol = make()
                 tr = run_episode(t, pol, library, seed + i, cap, obs_chars=obs_chars)
                 out.append(_weigh(tr, getattr(pol, "untrained", ())))
-    return admit_sft(out)
+    return admit_sft(out, read_only_tools(library))
 
