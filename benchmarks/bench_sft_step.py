@@ -2,7 +2,8 @@
 
 `--mode tokens`: the demo's SFT rows (the same tasks, admission and meta-tool schemas as `compoworld demo` with the
 pretrained recipe, seed `--seed`), rendered by the model's own chat template; per row the tokens of the system prompt +
-tool list, of the user instruction, of the observations (tool turns) and of the assistant turns, and their totals.
+tool list, of the user instruction, of the observations (tool turns, also split by meta-tool) and of the assistant turns,
+their totals, and the rows and assistant turns a few max_length values cut.
 
 `--mode step`: CPU-seconds and wall seconds per LoRA SFT step (the recipe's rank, batch and max_length) on those rows,
 for each precision (`fp32`; `bf16`: `TrainConfig.cpu_autocast_bf16`, bf16 autocast over the fp32 model and fp32 LoRA) and torch thread count given.
@@ -36,15 +37,22 @@ def demo_rows(seed: int = 0) -> tuple[list[dict], dict]:
 
 
 def token_split(tok, row: dict) -> dict:
-    "Tokens of one SFT row by part: `system` (system prompt + tool list), `user`, `observations`, `assistant` (loss tokens), `total`."
+    """Tokens of one SFT row by part: `system` (system prompt + tool list), `user`, `observations` (and, split by the
+    meta-tool that answered, `obs:list_services`, `obs:list_tools`, `obs:describe_tool`, `obs:call_tool`), `assistant` (loss tokens), `total`."""
     msgs, tools = row["messages"], json.loads(row["tools"])
     n = lambda ms: len(tok.apply_chat_template(ms, tools=tools, tokenize=True, return_dict=True)["input_ids"])
-    out = {"system": n(msgs[:1]), "user": 0, "observations": 0, "assistant": 0}
-    prev = out["system"]
+    out = {"system": n(msgs[:1]), "user": 0, "observations": 0, "assistant": 0,
+           **{f"obs:{m}": 0 for m in ("list_services", "list_tools", "describe_tool", "call_tool")}}
+    prev, called = out["system"], {}
     for i in range(1, len(msgs)):
         cur = n(msgs[:i + 1])
+        for c in msgs[i].get("tool_calls") or []: called[c.get("id")] = c["function"]["name"]
         part = {"user": "user", "tool": "observations", "assistant": "assistant"}[msgs[i]["role"]]
-        out[part] += cur - prev; prev = cur
+        out[part] += cur - prev
+        if part == "observations":
+            key = f"obs:{called.get(msgs[i].get('tool_call_id'), '?')}"
+            out[key] = out.get(key, 0) + cur - prev
+        prev = cur
     out["total"] = prev
     return out
 
@@ -69,7 +77,10 @@ def main(argv=None) -> int:
         print("| part | tokens | share | mean per row | max |\n|---|---|---|---|---|")
         for k in tot:
             print(f"| {k} | {tot[k]} | {tot[k] / tot['total']:.3f} | {tot[k] / len(sp):.0f} | {max(s[k] for s in sp)} |")
-        print(f"rows longer than max_length={rc['max_length']}: {sum(s['total'] > rc['max_length'] for s in sp)}")
+        from compoworld_nb.train import turns_cut
+        for ml in sorted({2048, 3072, 3584, 4096, rc["max_length"]}):
+            print(f"max_length={ml}{' (the recipe)' if ml == rc['max_length'] else ''}: rows longer {sum(s['total'] > ml for s in sp)}, "
+                  f"assistant turns past it (not trained) {turns_cut(tok, rows, ml)}")
         print(json.dumps({"rows": len(rows), "totals": tot, "per_row": sp}))
         return 0
     import torch

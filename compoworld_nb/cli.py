@@ -100,13 +100,30 @@ def summarize(trajs: list[Trajectory]) -> dict:
             "repeat_stops": sum(t.final_answer == REPEAT_STOP for t in trajs)}
 
 # %% ../nbs/18_cli.ipynb #3047a657
+_EVAL_JOBS: dict[int, tuple] = {}   # what forked evaluation workers read (inherited, never pickled: a loaded model stays shared)
+
+def _eval_group(job: int, i: int) -> list[Trajectory]:
+    tasks, policy_factory, library, n, seed, max_steps, workers = _EVAL_JOBS[job]
+    return rollout_group(tasks[i], policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
+
 def evaluate(tasks: list[Task], policy_factory, library: dict, n: int, seed: int, max_steps: int, lam: float, delta: float,
-             desc: str = "rollouts", workers: int = 1) -> tuple[list[Trajectory], list[dict]]:
-    "Rollout groups of `n` for every task, scored; returns (trajectories, CSV rows)."
+             desc: str = "rollouts", workers: int = 1,
+             processes: int = 0,  # > 1: that many forked processes take the tasks' groups (a policy that is not thread-safe, e.g. `HFPolicy`; Linux)
+            ) -> tuple[list[Trajectory], list[dict]]:
+    "Rollout groups of `n` for every task, scored, in task order (the same with or without `processes`); returns (trajectories, CSV rows)."
+    if processes > 1 and len(tasks) > 1:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+        job = id(tasks); _EVAL_JOBS[job] = (tasks, policy_factory, library, n, seed, max_steps, workers)
+        try:
+            with ProcessPoolExecutor(min(processes, len(tasks)), mp_context=mp.get_context("fork")) as ex:
+                groups = list(tqdm(ex.map(_eval_group, [job] * len(tasks), range(len(tasks))), total=len(tasks), desc=desc, leave=False))
+        finally: _EVAL_JOBS.pop(job, None)
+    else:
+        groups = [rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
+                  for t in tqdm(tasks, desc=desc, leave=False)]
     trajs, rows = [], []
-    for t in tqdm(tasks, desc=desc, leave=False):
-        g = rollout_group(t, policy_factory, library, n=n, seed=seed, max_steps=max_steps, workers=workers)
-        rows += score_group(g, lam, delta, t.v.weights()); trajs += g
+    for t, g in zip(tasks, groups): rows += score_group(g, lam, delta, t.v.weights()); trajs += g
     return trajs, rows
 
 # %% ../nbs/18_cli.ipynb #81dd8acc
@@ -142,16 +159,25 @@ def _plots(stage: Path, sft_res: dict, grpo_res: dict, per_policy: dict[str, lis
 
 # %% ../nbs/18_cli.ipynb #a2eecab1
 PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU cores (our choices; measured costs in STACK.md)
-    n_tasks=12, n_heldout=3,    # default task counts (the tiny model's are 20 and 6)
+    n_tasks=12, n_heldout=4,    # default task counts (the tiny model's are 20 and 6); 4 held out cost the wall time of 2 (eval_processes)
     k=(2, 2), l_max=4, distractors=2,  # shorter walks and fewer distractors than the tiny model's: every turn re-reads the whole context
     eval_n=1, eval_temperature=0.0, max_new_tokens=160,  # held-out evaluation: one greedy rollout per task (N>1 greedy repeats itself);
                                 # 160 tokens hold the longest call_tool (a message body with its arguments); greedy stops at <|im_end|>
     eval_dtype="bfloat16",      # evaluation decodes in bf16 (prefill ~2x faster than fp32 on CPUs with AMX); training stays fp32
-    sft_steps=46, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=3072,  # LoRA r=8 on all linear layers (2.4M trainable); fp32: ~10
-                                # CPU-s a step at 1024 tokens, ~22 at 2560, ~30 at 4096. A K=2 discovering trajectory is 2,000-3,850
-                                # tokens: at 1024 only its first four turns were trained, and the model then repeated its first call_tool
-                                # (no turn after a call result was ever in its loss); seed 0's 23 rows average 2,986 tokens (max 3,846): 11
-                                # are longer than 3072. 46 steps: two epochs of seed 0's 23 rows (24 steps saw a row about once)
+    eval_processes=2,           # held-out rollouts in 2 forked processes, one torch thread each (HFPolicy is not thread-safe): one
+                                # process left the second core idle (each evaluation ~210 CPU-s and as many wall seconds for 3 tasks).
+                                # Seed 0, 4 tasks, a machine shared with a second demo: before SFT 62 s wall / 42 CPU-s, after SFT 619 /
+                                # 559 (children's CPU counted); after SFT the model no longer stops early, so its episodes run longer
+    sft_steps=48, sft_batch=1, sft_lr=1e-3, lora_r=8, max_length=4096,  # LoRA r=8 on all linear layers (2.4M trainable); fp32: ~10
+                                # CPU-s a step at 1024 tokens, ~22 at 2560, ~30 at 4096 (batch 1: a step costs its row's length, not
+                                # max_length). A K=2 discovering trajectory is 2,100-4,000 tokens: at 1024 only its first four turns were
+                                # trained, and the model then repeated its first call_tool (no turn after a call result was ever in its
+                                # loss); at 3072, 41 of seed 0's assistant turns (the last calls and the final answer) were never trained,
+                                # and every held-out episode after SFT ended in a repeated call. Seed 0's 24 rows (compact describe_tool):
+                                # mean 3,288 tokens, max 3,980; past 3072: 19 rows, 41 turns; 3584: 5 rows, 6 turns; 4096: none. Where
+                                # the tokens go (all rows): call results 20.3k, the assistant's calls 17.6k, describe_tool 13.1k (16.4k as
+                                # raw JSON Schema cut at 600 characters), list_tools 11.0k, system turn 4.2k, list_services 2.7k.
+                                # 48 steps: two epochs of the 24 rows
     sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`); this CPU has avx512_bf16, no
                                 # AMX. One repeated row, 5 LoRA steps at 768 tokens: loss 1.052 -> 0.240 (bf16) vs 1.047 -> 0.204 (fp32),
                                 # 38 vs 51 CPU-s in all; the demo's rows at 3072 tokens (bench_sft_step.py --mode step, side by side,
@@ -219,16 +245,21 @@ def run_demo(out: str | Path, seed: int = 0, n_tasks: int | None = None, n_heldo
         shutil.rmtree(stage, ignore_errors=True); raise
 
 # %% ../nbs/18_cli.ipynb #4f38983b
+def _cpu_seconds() -> float:
+    "CPU seconds of this process and of its finished (reaped) children."
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
 class _Clock:
-    "Wall and CPU seconds of each stage (CPU-seconds are what a shared machine can compare)."
+    "Wall and CPU seconds of each stage, finished child processes' (forked evaluation workers) included (CPU-seconds are what a shared machine can compare)."
     def __init__(self): self.wall, self.cpu = {}, {}
     def __call__(self, name):
         import contextlib
         @contextlib.contextmanager
         def cm():
-            w, c = time.perf_counter(), time.process_time()
+            w, c = time.perf_counter(), _cpu_seconds()
             yield
-            self.wall[f"{name}_s"] = time.perf_counter() - w; self.cpu[f"{name}_cpu_s"] = time.process_time() - c
+            self.wall[f"{name}_s"] = time.perf_counter() - w; self.cpu[f"{name}_cpu_s"] = _cpu_seconds() - c
             tqdm.write(f"compoworld demo: stage {name} done: {self.wall[f'{name}_s']:.0f} s wall, {self.cpu[f'{name}_cpu_s']:.0f} CPU-s",
                        file=sys.stderr)
         return cm()
@@ -312,7 +343,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
             with torch_threads(rc["threads"] if use_rc else None):
                 m, tok = load_model(path, dtype=eval_dtype)
                 fac = lambda: HFPolicy(path, temperature=temp, max_new_tokens=mnt, name=name, model=m, tokenizer=tok, tools=tools)
-                tr, rw = evaluate(held, lambda: StopOnRepeat(fac()), library, eval_n, seed + 1, max_steps, lam, delta, desc=name)
+                tr, rw = evaluate(held, lambda: StopOnRepeat(fac()), library, eval_n, seed + 1, max_steps, lam, delta, desc=name,
+                                  processes=rc["eval_processes"] if use_rc else 0)
             del m
         all_trajs.extend(tr); rows.extend(rw); per_policy[name] = tr
         tqdm.write(f"compoworld demo: {name}: {json.dumps(summarize(tr))}", file=sys.stderr)
