@@ -606,7 +606,10 @@ def _interruptible(run: Callable[[], int]) -> int:
     """`run()` with SIGTERM (and Ctrl-C, unless SIGINT is ignored) raised as KeyboardInterrupt in this process, so every
     command's cleanup runs (staging folders, temp files), and an interruption ending as one stderr line and status 130
     (Ctrl-C) or 143 (SIGTERM). The handler also notes the signal (`request_stop`): a KeyboardInterrupt that Python swallows
-    (raised inside a finalizer) is raised again by the next `check_stop()` of a long loop, or when `run()` returns."""
+    (raised inside a finalizer) is raised again by the next `check_stop()` of a long loop, or when `run()` returns. Once a
+    signal is noted, any exception that ends `run()` is its consequence and ends as the interruption too: a library that
+    calls our code may wrap the KeyboardInterrupt (pydantic raises PydanticSerializationError for one raised inside a
+    serializer), and such a wrapper is not a KeyboardInterrupt."""
     import signal, threading
     if threading.current_thread() is not threading.main_thread(): return run()
     pid = os.getpid()
@@ -621,7 +624,8 @@ def _interruptible(run: Callable[[], int]) -> int:
         rc = run()
         check_stop()                                       # a swallowed signal after the last loop's check
         return rc
-    except KeyboardInterrupt:
+    except BaseException as e:
+        if not isinstance(e, KeyboardInterrupt) and stop_requested() is None: raise
         line, status = interrupted_line(stop_requested())
         print(line, file=sys.stderr)
         return status

@@ -3,7 +3,7 @@
 Before: SIGTERM killed the process at once (status -15): the `finally` that removes the temporary task file never ran,
 so a hidden `.t.jsonl.*` file stayed behind; Ctrl-C printed a 40-line traceback (status -2). After: SIGTERM is raised
 like Ctrl-C, the cleanup runs, nothing is left in the folder, and both end with one stderr line and 143 / 130."""
-import signal, subprocess, sys, time
+import os, signal, subprocess, sys, time
 from pathlib import Path
 import pytest
 
@@ -68,3 +68,42 @@ def test_a_signal_swallowed_by_a_finalizer_still_ends_the_run(tmp_path, sig, rc,
     assert "Exception ignored in" in r.stderr, r.stderr[-2000:]       # the signal did land in the finalizer
     assert (r.returncode, lines[-1:]) == (rc, [f"compoworld: interrupted by {name}; unfinished outputs were removed"]), (r.returncode, r.stderr[-2000:])
     assert list(tmp_path.iterdir()) == []
+
+
+# CI (stop 28): the SIGTERM landed while pydantic ran one of our serializers (admission.py's model_dump); pydantic wraps
+# the handler's KeyboardInterrupt as PydanticSerializationError (a ValueError), so it escaped `_interruptible` as a
+# traceback and status 1. After: once a signal is noted, whatever exception ends the command ends it as the interruption.
+# Each case is made here on purpose, in-process, so it happens every time.
+def _serializer_interrupted(sig):
+    from pydantic import BaseModel, field_serializer
+    class Row(BaseModel):
+        x: int = 1
+        @field_serializer("x")
+        def _x(self, v):
+            os.kill(os.getpid(), sig)
+            for _ in range(1000): pass                     # the handler runs here, inside pydantic's serializer
+            return v
+    def run():
+        Row().model_dump()
+        return 0
+    return run
+
+@pytest.mark.parametrize("sig,rc,name", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "Ctrl-C")])
+def test_an_interrupt_wrapped_by_a_library_still_ends_as_the_interruption(capsys, sig, rc, name):
+    from pydantic_core import PydanticSerializationError
+    from compoworld_nb.cli import _interruptible
+    prev = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises(PydanticSerializationError, match="KeyboardInterrupt"):   # what pydantic does with it
+            old = signal.signal(sig, lambda s, f: (_ for _ in ()).throw(KeyboardInterrupt()))
+            try: _serializer_interrupted(sig)()
+            finally: signal.signal(sig, old)
+        assert _interruptible(_serializer_interrupted(sig)) == rc
+    finally: signal.signal(signal.SIGINT, prev)
+    assert capsys.readouterr().err.splitlines() == [f"compoworld: interrupted by {name}; unfinished outputs were removed"]
+
+
+def test_an_error_without_a_signal_is_not_called_an_interruption():
+    from compoworld_nb.cli import _interruptible
+    def run(): raise ValueError("a real bug")
+    with pytest.raises(ValueError, match="a real bug"): _interruptible(run)
