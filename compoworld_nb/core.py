@@ -305,12 +305,13 @@ def check_stop() -> None:
     "Raise KeyboardInterrupt if a stop was requested and not cleared; long loops call it once per item (it costs one list test)."
     if _STOP: raise KeyboardInterrupt(f"stopped by signal {_STOP[0]}")
 
+_SIGNAL_WORD = {signal.SIGTERM: "SIGTERM", signal.SIGINT: "Ctrl-C"}   # the signals `interrupted_line` names; any other reads as SIGINT
+
 def interrupted_line(signum: int | None) -> tuple[str, int]:
     """The one stderr line and exit status of a command a signal ended: 128 + the signal's number, as a shell reports it:
-    SIGTERM 143, Ctrl-C (SIGINT, or None: not known) 130."""
-    sig = signal.SIGTERM if signum == signal.SIGTERM else signal.SIGINT
-    return (f"compoworld: interrupted by {'SIGTERM' if sig == signal.SIGTERM else 'Ctrl-C'}; unfinished outputs were removed",
-            128 + int(sig))
+    SIGTERM 143, Ctrl-C (SIGINT; None or any other signal: not known) 130."""
+    sig = signum if signum in _SIGNAL_WORD else signal.SIGINT
+    return f"compoworld: interrupted by {_SIGNAL_WORD[sig]}; unfinished outputs were removed", 128 + int(sig)
 
 # %% ../nbs/00_core.ipynb #7f0f5a09
 _STAGE_PREFIX = ".compoworld.partial-"
