@@ -251,10 +251,14 @@ def _instruction_words(u: str) -> list[str]:
     ws = [w for w in dict.fromkeys(w.strip(".-+:") for w in _WORD.findall(u)) if len(w) > 2 and w not in _SALUTATION]
     return [w for w in ws if w[:1].isupper()] + [w for w in ws if not w[:1].isupper()]
 
-def _best_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], ctx: str = "") -> tuple[list[dict], str]:
-    """The read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows the most words of `missing`
-    (seen with `ctx`), the shortest shown of those on a tie (the most specific search); made in `env` (recorded);
-    `([], '')` when none shows one."""
+def _page_one_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], ctx: str = "",
+                   pick: str = "first",  # 'first': the first read that shows a word; 'most': the one showing the most
+                  ) -> tuple[list[dict], str]:
+    """Of the read-only calls of service `svc` (`_read_calls` with `words`), the one whose page 1 shows a word of
+    `missing` (seen with `ctx`): the first such (`pick='first'`), or the one showing the most, the shortest shown of
+    those on a tie (`pick='most'`: the most specific search); made in `env` (recorded) and returned with the text it
+    showed; `([], '')` when none shows one. ValueError for another `pick`."""
+    if pick not in ("first", "most"): raise ValueError(f"pick must be 'first' or 'most', not {pick!r}")
     best = None
     for r in _read_calls(env.env.services[svc], svc, words):
         _, o = env.env.call(env.js, r["tool"], r["arguments"])
@@ -262,22 +266,19 @@ def _best_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[s
         seen = "\n" + _shown(env._shown("call_tool", r, o))
         n = sum(_seen(w, ctx + seen) for w in missing)
         if n and (best is None or (n, -len(seen)) > best[0]): best = ((n, -len(seen)), r, o, seen)
+        if best and pick == "first": break
     if best is None: return [], ""
     _, r, o, seen = best
     env._record({"name": "call_tool", "arguments": r}, o)
     return [r], seen
 
 def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[str], max_pages: int, ctx: str = "") -> tuple[list[dict], str]:
-    """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing` (seen with `ctx`); else
-    the first whose later pages do (the read, then its pages in order, at most `max_pages`); made in `env` (recorded);
-    `([], '')` when none does."""
-    cands = _read_calls(env.env.services[svc], svc, words)
-    for r in cands:
-        _, o = env.env.call(env.js, r["tool"], r["arguments"])
-        seen = "\n" + _shown(env._shown("call_tool", r, o)) if o.get("ok") else ""
-        if any(_seen(w, ctx + seen) for w in missing):
-            env._record({"name": "call_tool", "arguments": r}, o); return [r], seen
-    for r in cands:
+    """The first read-only call of service `svc` (`_read_calls` with `words`) whose page 1 shows a word of `missing`
+    (`_page_one_read`, seen with `ctx`); else the first whose later pages do (the read, then its pages in order, at most
+    `max_pages`); made in `env` (recorded); `([], '')` when none does."""
+    asked, seen = _page_one_read(env, svc, words, missing, ctx)
+    if asked: return asked, seen
+    for r in _read_calls(env.env.services[svc], svc, words):
         n0 = len(env.steps)
         o = env._step("call_tool", r)
         if o.get("ok") and len(observation_pages(o, env.obs_chars)) > 1:
@@ -298,7 +299,7 @@ def revealing_reference(task: Task,  # the task whose reference is walked
     in order up to the one that shows a missing value, at most `max_pages` of one result); else a read-only call of the
     service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction; failing
     those, a name an earlier observation showed, `_observed_names`) whose page 1 shows one, or else one of its next pages
-    does; failing all, the read filled with a word of the instruction that shows the most (`_best_read`). A read-only
+    does; failing all, the read filled with a word of the instruction that shows the most (`_page_one_read`). A read-only
     reference call after such inserted reads is left out when it would show no word they did not (it finds nothing new)."""
     env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
@@ -320,7 +321,7 @@ def revealing_reference(task: Task,  # the task whose reference is walked
             if not asked:                            # a name shown earlier (not in the instruction), e.g. the person a record is about
                 names = [w for w in _observed_names(env) if w not in words and w.lower() in ctx]
                 if names: asked, seen = _new_read(env, svc, names, missing, max_pages, ctx)
-            if not asked: asked, seen = _best_read(env, svc, _instruction_words(task.u), missing, ctx)
+            if not asked: asked, seen = _page_one_read(env, svc, _instruction_words(task.u), missing, ctx, pick="most")
             if not asked: break
             out += asked; ctx += seen
             missing = [w for w in missing if not _seen(w, ctx)]
