@@ -288,6 +288,35 @@ def _new_read(env: TaskEnvironment, svc: str, words: list[str], missing: list[st
         del env.steps[n0:]
     return [], ""
 
+_LEADING_OPERATOR = re.compile(r"(?<!\S)[A-Za-z]+:(?=\S)")   # `subject:` in `subject:"Team lunch"` (not `reports:` in `reports: the`)
+
+def _plain_query(args: dict) -> dict | None:
+    """`args` with its search syntax taken out of every string leaf: operators before a value (`subject:`, `from:`) and
+    double quotes removed, spaces collapsed; None when no leaf has a quote (nothing to simplify)."""
+    if not any('"' in v for v in _leaves(args) if isinstance(v, str)): return None
+    return _map_strings(args, lambda v: " ".join(_LEADING_OPERATOR.sub("", v).replace('"', " ").split()))
+
+def _map_strings(x, f):
+    "`x` with `f` applied to every string leaf."
+    if isinstance(x, str): return f(x)
+    if isinstance(x, dict): return {k: _map_strings(v, f) for k, v in x.items()}
+    if isinstance(x, list): return [_map_strings(v, f) for v in x]
+    return x
+
+def _plain_read(env: TaskEnvironment, c: dict) -> dict:
+    """Read-only call `c` (`{"tool", "arguments"}`) with its search syntax taken out (`_plain_query`) when that still
+    shows every identifier `c` shows (page 1 as shown, in `env`'s current state; nothing is recorded); else `c`. A quoted
+    query (`subject:"Team lunch #54"`) is text a small model must escape inside a JSON string, where it most often
+    breaks its tool call; the plain words find the same records."""
+    a = _plain_query(c.get("arguments") or {})
+    if a is None: return c
+    _, o = env.env.call(env.js, c["tool"], c.get("arguments") or {})
+    if not o.get("ok"): return c
+    p = {**c, "arguments": a}
+    _, q = env.env.call(env.js, p["tool"], a)
+    shown = _shown(env._shown("call_tool", _meta_args(p), q)) if q.get("ok") else ""
+    return p if shown and all(_seen(w, shown) for w in identifiers(_shown(env._shown("call_tool", _meta_args(c), o)))) else c
+
 def revealing_reference(task: Task,  # the task whose reference is walked
                         library: dict,  # the service library
                         obs_chars: int = 600,  # observations as the policy sees them (`TaskEnvironment._shown`, as in `run_episode`)
@@ -300,12 +329,14 @@ def revealing_reference(task: Task,  # the task whose reference is walked
     service (`_new_read`: filled with a word of the call, an identifier or a quoted name of the instruction; failing
     those, a name an earlier observation showed, `_observed_names`) whose page 1 shows one, or else one of its next pages
     does; failing all, the read filled with a word of the instruction that shows the most (`_page_one_read`). A read-only
-    reference call after such inserted reads is left out when it would show no word they did not (it finds nothing new)."""
+    reference call after such inserted reads is left out when it would show no word they did not (it finds nothing new).
+    A read-only reference call is first made plain (`_plain_read`: no quotes or operators) where that shows the same ids."""
     env = TaskEnvironment(task, library, obs_chars=obs_chars)
     ctx, out = _shown(SYSTEM_PROMPT + "\n" + task.u), []
     ro, described = read_only_tools(env.env.services), set()
     quoted = [a or b for a, b in _QUOTED.findall(task.u)]
     for c in task.reference:
+        if c["tool"] in ro and first_page(c.get("page")): c = _plain_read(env, c)
         args = c.get("arguments") or {}
         if c["tool"] not in described:          # the policy reads describe_tool before a tool's first call (`discovery_plan`)
             described.add(c["tool"]); ctx += "\n" + _shown(env._shown("describe_tool", {"tool": c["tool"]}, env._describe_tool(c["tool"])))
@@ -347,10 +378,7 @@ def guessed(word: str,  # an identifier the policy was not shown yet
 # %% ../nbs/16_sft_data.ipynb #a1c0e013
 def _replaced(x, old: str, new: str):
     "`x` with `old` replaced by `new` in every string leaf."
-    if isinstance(x, str): return x.replace(old, new)
-    if isinstance(x, dict): return {k: _replaced(v, old, new) for k, v in x.items()}
-    if isinstance(x, list): return [_replaced(v, old, new) for v in x]
-    return x
+    return _map_strings(x, lambda s: s.replace(old, new))
 
 def recovering_reference(task: Task,  # the task whose reference is walked
                          library: dict,  # the service library

@@ -49,3 +49,27 @@ def test_discovering_replays_search_only_by_shown_words():
         ref = next(c for c in t.reference if c["tool"] == "gmail.search_emails")
         guessed += not all(w.lower() in ctx for w in query_words(ref["arguments"]["query"]))
     assert guessed >= 3   # the task's own reference guesses a subject in some tasks: the replay is what changed them
+
+
+def _quoted(calls):
+    return [c for c in calls if any('"' in v for v in _strings(c.get("arguments") or {}))]
+
+def _strings(x):
+    if isinstance(x, str): yield x
+    elif isinstance(x, dict):
+        for v in x.values(): yield from _strings(v)
+    elif isinstance(x, list):
+        for v in x: yield from _strings(v)
+
+
+def test_discovering_replays_search_in_plain_words():
+    # A quoted search (subject:"Team lunch #54") is text a small model must escape inside its JSON tool call; in the
+    # seed-0 demo, 10 of the 21 invalid calls after SFT were JSON broken at such an escaped quote. Before: the replay kept
+    # the reference's quoted searches wherever the request showed their words; after: the plain words, where they show
+    # the same ids (`_plain_read`), and every replay is still admitted.
+    tasks, _ = generate_tasks(16, 0, LIB, WORLD, **K2)
+    refs = [revealing_reference(t, LIB) for t in tasks]
+    assert len(_quoted([c for t in tasks for c in t.reference])) >= 3      # the tasks' own references quote
+    assert _quoted([c for r in refs for c in r]) == []
+    kept, why = sft_trajectories(tasks, LIB)
+    assert why == {"not_success": 0, "unseen_value": 0} and len(kept) == len(tasks)
