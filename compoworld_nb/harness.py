@@ -23,8 +23,8 @@ from .task import Task, task_env, materialize_s0
 
 # %% auto #0
 __all__ = ['MIN_PAGE_CHARS', 'PAGED', 'META_TOOLS', 'META_NAMES', 'SYSTEM_PROMPT', 'compact_signature', 'TaskEnvironment',
-           'parameter_lines', 'shown_observation', 'page_marker', 'observation_pages', 'tool_schema',
-           'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
+           'parameter_lines', 'describe_tool_observation', 'shown_observation', 'page_marker', 'observation_pages',
+           'tool_schema', 'meta_tool_schemas', 'Policy', 'decode_arguments', 'run_episode', 'rollout_group']
 
 # %% ../nbs/13_harness.ipynb #253f92a9
 def compact_signature(name: str, parameters: dict) -> str:
@@ -124,15 +124,24 @@ def parameter_lines(parameters: dict,  # a tool's argument schema (JSON Schema o
         out.append(f"{k} ({', '.join(notes)})" + (f": {v['description']}" if v.get("description") else ""))
     return out
 
-@patch_to(TaskEnvironment)
-def _describe_tool(self, tool: str) -> dict:
-    "The tool's description and one `parameter_lines` line per argument (and why verification quarantined it, if it did); 400 / 404 as `call_tool`."
-    try: t = self.env.get_tool(tool)
+def describe_tool_observation(env: ComposedEnv,  # the composed environment holding the tool
+                              tool: str,  # 'service.tool'
+                             ) -> dict:
+    """The `describe_tool` observation of `tool` in `env`: `{tool, description, parameters}` with one `parameter_lines`
+    line per argument (and `quarantined`: why verification refused it, if it did); 400 for a name that is not
+    'service.tool' and 404 for an unknown tool, as `call_tool`. Every describe_tool a model reads is this one (the
+    episode's `TaskEnvironment._describe_tool`, the LLM author's sandbox)."""
+    try: t = env.get_tool(tool)
     except ValueError as e: return err(400, str(e), "tool")            # not 'service.tool': the 400 that call_tool gives
     except KeyError as e: return err(404, f"tool={tool!r}: {e.args[0]}", "tool")
     d = {"tool": tool, "description": t.description, "parameters": parameter_lines(t.parameters)}
     if t.quarantined: d["quarantined"] = t.quarantined          # why independent verification refused it (see `verify`)
     return ok(d)
+
+@patch_to(TaskEnvironment)
+def _describe_tool(self, tool: str) -> dict:
+    "`describe_tool_observation` of `tool` in the episode's environment."
+    return describe_tool_observation(self.env, tool)
 
 # %% ../nbs/13_harness.ipynb #c97b9a8c
 _CAPS = (400, 200, 120, 80, 48, 32)   # string lengths tried, loosest first

@@ -19,6 +19,7 @@ from .rubric import criterion_schema
 from .task import Task, apply_overrides, load_rubric, materialize_s0, joint_hash_cached, _fixture
 from .admission import Admission, ADMISSION_RULES, admission_errors
 from .author import AuthoringError, collateral_criteria, default_library
+from .harness import describe_tool_observation
 
 # %% auto #0
 __all__ = ['EXPLORE_TOOLS', 'SYSTEM_PROMPT', 'Sandbox', 'parse_design', 'LLMAuthor', 'ScriptedModel']
@@ -29,7 +30,7 @@ EXPLORE_TOOLS = [
                                       "parameters": {"type": "object", "properties": {}, "required": [], "additionalProperties": False}}},
     {"type": "function", "function": {"name": "list_tools", "description": "The tools of one service: name and one-line description.",
                                       "parameters": {"type": "object", "properties": {"service": {"type": "string"}}, "required": ["service"], "additionalProperties": False}}},
-    {"type": "function", "function": {"name": "describe_tool", "description": "The JSON schema of a tool's arguments ('service.tool').",
+    {"type": "function", "function": {"name": "describe_tool", "description": "A tool ('service.tool'): its description and one line per argument (type, required or optional, default, allowed values).",
                                       "parameters": {"type": "object", "properties": {"tool": {"type": "string"}}, "required": ["tool"], "additionalProperties": False}}},
     {"type": "function", "function": {"name": "call_tool", "description": "Call 'service.tool' in the sandbox; returns the observation envelope.",
                                       "parameters": {"type": "object", "properties": {"tool": {"type": "string"}, "arguments": {"type": "object"}},
@@ -56,8 +57,7 @@ class Sandbox:
                 out = err(404, f"unknown service {args.get('service')!r}", "service") if s is None else \
                       ok([{"tool": f"{s.name}.{t.name}", "description": t.description, "read_only": t.read_only} for t in s.tools.values()])
             elif name == "describe_tool":
-                try: out = ok(self.env.get_tool(str(args.get("tool"))).schema(str(args.get("tool"))))
-                except (KeyError, ValueError) as e: out = err(404, str(e), "tool")
+                out = describe_tool_observation(self.env, str(args.get("tool")))   # what an agent's describe_tool shows (harness)
             elif name == "call_tool":
                 self.js, out = self.env.call(self.js, args.get("tool"), args.get("arguments"))
             elif name == "peek_records":

@@ -8,6 +8,8 @@ from compoworld_nb.task import _fixture
 from compoworld_nb.author import default_library, AuthoringError
 from sample_services.demo_task import demo_parts
 from compoworld_nb.llm_author import LLMAuthor, ScriptedModel, parse_design, Sandbox, EXPLORE_TOOLS
+from compoworld_nb.compose import ComposedEnv
+from compoworld_nb.harness import describe_tool_observation
 
 LIB, WORLD = default_library()
 G = DependencyGraph(["slack", "gmail"], ["slack", "gmail", "slack"], ["maps"])
@@ -47,9 +49,20 @@ def test_explore_design_probe_submit_admits_a_task():
     assert first["model"] == "scripted" and [t["function"]["name"] for t in first["tools"]] == [t["function"]["name"] for t in EXPLORE_TOOLS]
     assert "slack" in first["messages"][1]["content"] and "'slack', 'gmail', 'slack'" in first["messages"][1]["content"]
     tool_msgs = [m for m in script.requests[1]["messages"] if m["role"] == "tool"]
-    assert len(tool_msgs) == 2 and json.loads(tool_msgs[1]["content"])["ok"]
+    assert len(tool_msgs) == 2 and json.loads(tool_msgs[1]["content"]) == {   # describe_tool as an agent reads it (harness), no raw schema
+        "ok": True, "data": {"tool": "gmail.read_email", "description": "Open one message: headers, body and labels.",
+                             "parameters": ["messageId (string, required): id of the message to open"]}}
     assert "tools" not in script.requests[3]                                    # the design turn offers no tool
     assert [p for p, _ in a.log][:3] == ["explore", "explore", "explore"] and a.log[-1] == ("probe", "admitted")
+
+def test_the_sandbox_describes_a_tool_with_the_harness_describe_tool():
+    env = ComposedEnv([LIB["gmail"], LIB["slack"]])
+    sb = Sandbox(env, {n: _fixture(LIB[n], 3) for n in ("gmail", "slack")})
+    for tool in ("gmail.send_email", "slack.slack_post_message", "gmail.nope", "nodot"):
+        assert json.loads(sb.run("describe_tool", {"tool": tool})) == describe_tool_observation(env, tool)
+    sent = json.loads(sb.run("describe_tool", {"tool": "gmail.send_email"}))["data"]["parameters"]
+    assert sent[:2] == ["to (array of string, required): recipient addresses (at least one)", "subject (string, required): subject line (not empty)"]
+    assert [json.loads(sb.run("describe_tool", {"tool": t}))["error"]["code"] for t in ("gmail.nope", "nodot")] == [404, 400]
 
 def test_revision_loop_feeds_back_the_broken_rules():
     script = ScriptedModel(["done", fenced(design("msg_9zz")), fenced(design())])
