@@ -27,8 +27,8 @@ from .data import sft_rows, grpo_rows, to_dataset
 # %% auto #0
 __all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_COUNT', 'SEED_MAX', 'MAX_TASKS', 'verified_library', 'CliError',
            'score_group', 'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'demo_sft_data', 'demo_goals', 'report_md', 'build_parser', 'main', 'TrainArgError',
-           'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+           'run_demo', 'demo_sft_data', 'demo_goals', 'grpo_group_counts', 'report_md', 'build_parser', 'main',
+           'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -177,7 +177,9 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
                                 # mean 3,288 tokens, max 3,980; past 3072: 19 rows, 41 turns; 3584: 5 rows, 6 turns; 4096: none. Where
                                 # the tokens go (all rows): call results 20.3k, the assistant's calls 17.6k, describe_tool 13.1k (16.4k as
                                 # raw JSON Schema cut at 600 characters), list_tools 11.0k, system turn 4.2k, list_services 2.7k.
-                                # 48 steps: two epochs of the 24 rows
+                                # 48 steps: one pass over the rows of 48 distinct tasks (min_sft_rows), not two epochs of seed 0's
+                                # 24 (same cost: a step is one row). Seed 0, 48 rows: after-SFT held-out valid-call rate 0.739 (24 rows
+                                # twice: 0.727), loss 0.83 at the start, 0 turns past 4096
     sft_bf16=True,              # SFT under bf16 autocast (fp32 weights and LoRA; `train.cpu_autocast`); this CPU has avx512_bf16, no
                                 # AMX. One repeated row, 5 LoRA steps at 768 tokens: loss 1.052 -> 0.240 (bf16) vs 1.047 -> 0.204 (fp32),
                                 # 38 vs 51 CPU-s in all; the demo's rows at 3072 tokens (bench_sft_step.py --mode step, side by side,
@@ -187,8 +189,8 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
                                 # held-out valid-call rate after SFT 0.297 (22 rows, recovering ones included) and 0.375 (39: 23 + 16),
                                 # against 0.500 without: not on by default
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
-    min_sft_rows=16,            # author extra SFT-only tasks until trajectories of this many tasks pass admission (with recovery,
-                                # rows counted instead of tasks left 14 distinct tasks)
+    min_sft_rows=48,            # author extra SFT-only tasks until trajectories of this many distinct tasks pass admission (with
+                                # recovery, rows counted instead of tasks left 14 distinct tasks); = sft_steps: each step a new task
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s;
                                 # SFT fp32 with 2 threads on the shared machine: 53.7 CPU-s and 86.3 s wall a step against 24.7 / 27.3)
 
@@ -273,16 +275,18 @@ def demo_sft_data(train: list,            # the training tasks (Task)
                   taken: dict | None = None,  # {task_id: Task} already used (train and held out); gains the extra tasks
                  ) -> tuple[list, list, dict]:
     """The main job's SFT trajectories: `sft_data.sft_trajectories` of `train`, then of extra tasks (meta split 'sft';
-    `generate_tasks(max(8, len(train)), seed + 7919 * r, ...)`, r = 1..3, none already in `taken`) while fewer than
-    `min_tasks` distinct tasks have an admitted trajectory. Returns (kept trajectories, extra tasks, refusals
+    `generate_tasks(max(8, len(train)), seed + 7919 * r, ...)`, r = 1, 2, ..., none already in `taken`) while fewer than
+    `min_tasks` distinct tasks have an admitted trajectory, for at most ceil(missing / round size) + 2 rounds (bounded: it
+    never loops forever; two rounds spare for tasks already taken or refused). Returns (kept trajectories, extra tasks, refusals
     {'not_success': n, 'unseen_value': n} summed over every round)."""
     from compoworld_nb.sft_data import sft_trajectories
     taken = {t.id: t for t in train} if taken is None else taken
     kept, why = sft_trajectories(train, library, seed=seed, recovery=recovery)
-    extra, r = [], 0
-    while len({t.task_id for t in kept}) < min_tasks and r < 3:   # distinct tasks: a recovering replay adds a row, not a task
+    extra, r, per_round = [], 0, max(8, len(train))
+    rounds = -(-max(0, min_tasks - len(train)) // per_round) + 2
+    while len({t.task_id for t in kept}) < min_tasks and r < rounds:   # distinct tasks: a recovering replay adds a row, not a task
         r += 1
-        more, _ = generate_tasks(max(8, len(train)), seed + 7919 * r, library, world, **walk)
+        more, _ = generate_tasks(per_round, seed + 7919 * r, library, world, **walk)
         more = [t for t in more if t.id not in taken]
         for t in more: t.meta["split"] = "sft"; taken[t.id] = t
         kk, w = sft_trajectories(more, library, seed=seed, recovery=recovery)
@@ -388,7 +392,8 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                "sft": {"steps": sft_res["steps"], "rows": len(uniq), "refused": sft_why, "final_loss": (sft_res["losses"] or [None])[-1],
                        "lora": cfg.lora, "max_length": cfg.max_length, "turns_cut": sft_res.get("turns_cut", 0),
                        "recovery_rows": sum(any(m.get("weight") == 0 for m in t.messages) for t in uniq.values())},
-               "grpo": {"steps": grpo_res["steps"], "reward_by_step": [h["reward_mean"] for h in grpo_res["history"]]},
+               "grpo": {"steps": grpo_res["steps"], "reward_by_step": [h["reward_mean"] for h in grpo_res["history"]], "n": gcfg.num_generations,
+                        "max_completion_length": gcfg.max_completion_length, **grpo_group_counts(grpo_res["history"])},
                "timings_s": {k: round(v, 2) for k, v in clock.wall.items()},
                "cpu_seconds": {k: round(v, 2) for k, v in clock.cpu.items()}, "plots": plots}
     summary["goals"] = demo_goals(pol, tag)
@@ -406,6 +411,15 @@ def demo_goals(pol: dict, tag: str) -> list[dict]:
     return [{"goal": "held-out valid tool-call rate after SFT >= 0.9", "value": s["valid_call_rate"], "met": s["valid_call_rate"] >= 0.9},
             {"goal": "held-out success after SFT+GRPO above before", "value": g["success"] - b["success"], "met": g["success"] > b["success"]},
             {"goal": "held-out uniform reward after SFT+GRPO above before", "value": g["uniform"] - b["uniform"], "met": g["uniform"] > b["uniform"]}]
+
+# %% ../nbs/18_cli.ipynb #c0a1e7d3
+def grpo_group_counts(history: list[dict]) -> dict:
+    """`train.grpo` history -> `{'groups': G, 'zero_advantage_groups': k, 'tool_calls_by_step': [...]}`: G rollout groups
+    over all steps, k of them with every advantage 0 (Eq. 6: all N rewards equal, so no gradient from them), and TRL's
+    `tools/call_frequency` (tool calls per rollout) of each step, None where TRL logged none."""
+    groups = [g for h in history for g in h.get("groups", [])]
+    return {"groups": len(groups), "zero_advantage_groups": sum(not np.any(g["advantages"]) for g in groups),
+            "tool_calls_by_step": [h.get("tool_calls") for h in history]}
 
 # %% ../nbs/18_cli.ipynb #e3e1ce6a
 def report_md(s: dict) -> str:
@@ -436,7 +450,11 @@ def report_md(s: dict) -> str:
               + (f", {sft['recovery_rows']} of them recovering from a wrong call that is not trained" if sft.get("recovery_rows") else "")
               + f", final loss {sft['final_loss']}; "
               f"assistant turns past max_length={sft.get('max_length')} (not trained): {sft.get('turns_cut', 0)}.",
-              f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}.", "",
+              f"GRPO: {s['grpo']['steps']} steps; mean reward per step {[round(x, 3) for x in s['grpo']['reward_by_step']]}"
+              + (f"; rollout groups whose N={s['grpo'].get('n')} rewards were all equal (advantage 0 for each: no gradient from them): "
+                 f"{s['grpo']['zero_advantage_groups']} of {s['grpo']['groups']}; tool calls per rollout by step "
+                 f"{s['grpo'].get('tool_calls_by_step')} (max_completion_length {s['grpo'].get('max_completion_length')})"
+                 if "groups" in s["grpo"] else "") + ".", "",
               "![reward curve](reward_curve.png)", "", "![criterion pass rates](criterion_pass_rates.png)", "",
               f"Wall time: {s['wall_seconds']} s; stages (wall s): {s['timings_s']}; CPU-seconds: {s.get('cpu_seconds', {})}."]
     return "\n".join(lines) + "\n"
