@@ -27,8 +27,9 @@ from .data import sft_rows, grpo_rows, to_dataset
 # %% auto #0
 __all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_COUNT', 'SEED_MAX', 'MAX_TASKS', 'verified_library', 'CliError',
            'score_group', 'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'demo_sft_data', 'demo_goals', 'grpo_group_counts', 'report_md', 'build_parser', 'main',
-           'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler', 'train_main']
+           'run_demo', 'demo_sft_data', 'demo_train_config', 'demo_goals', 'grpo_group_counts', 'report_md',
+           'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler',
+           'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -189,6 +190,7 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
                                 # held-out valid-call rate after SFT 0.297 (22 rows, recovering ones included) and 0.375 (39: 23 + 16),
                                 # against 0.500 without: not on by default
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
+    grpo_gradient_checkpointing=False,  # GRPO recomputes activations in the backward pass instead of keeping them
     min_sft_rows=48,            # author extra SFT-only tasks until trajectories of this many distinct tasks pass admission (with
                                 # recovery, rows counted instead of tasks left 14 distinct tasks); = sft_steps: each step a new task
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s;
@@ -294,11 +296,38 @@ def demo_sft_data(train: list,            # the training tasks (Task)
     return kept, extra, why
 
 
+# %% ../nbs/18_cli.ipynb #d7e2a9b1
+def demo_train_config(st: dict,            # `core.load_settings(profile)`: sft.*, grpo.*, rewards.*
+                      rc: dict | None,      # a `PRETRAINED_RECIPE` (the pretrained budget, or the tiny model on it); None: the profile alone
+                      pre: bool,            # a pretrained model: LoRA at the recipe's lr (the tiny model trains all weights at 3e-3)
+                      seed: int,
+                      max_turns: int,       # tool-calling rounds per GRPO rollout (the demo's step cap)
+                      stage: str = "sft",   # 'sft' or 'grpo': whose max_steps (and, for GRPO, gradient checkpointing) apply
+                     ) -> "TrainConfig":
+    """The demo's `train.TrainConfig` for one stage. Raises ValueError for another `stage`."""
+    import dataclasses
+    from compoworld_nb.train import TrainConfig
+    if stage not in ("sft", "grpo"): raise ValueError(f"stage must be 'sft' or 'grpo', got stage={stage!r}")
+    lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
+    cfg = TrainConfig(sft_epochs=st["sft"]["epochs"], sft_batch_size=st["sft"]["batch"], sft_lr=st["sft"]["lr"],
+                      num_generations=st["grpo"]["n"], grpo_batch_size=st["grpo"]["n"], lam=lam, delta=max(delta, 1e-12),
+                      epsilon=st["grpo"]["epsilon"], epsilon_high=st["grpo"]["epsilon_high"], beta=st["grpo"]["beta"],
+                      grpo_lr=st["grpo"]["lr"], seed=seed, max_turns=max_turns, max_completion_length=384)
+    if rc is not None:   # the tiny model on this budget trains all its weights, at the tiny model's learning rate
+        cfg = dataclasses.replace(cfg, lora=pre, lora_r=rc["lora_r"], lora_alpha=2 * rc["lora_r"], sft_batch_size=rc["sft_batch"],
+                                  sft_lr=rc["sft_lr"] if pre else 3e-3, max_steps=rc["sft_steps"], max_length=rc["max_length"],
+                                  threads=rc["threads"], cpu_autocast_bf16=rc["sft_bf16"],
+                                  num_generations=rc["grpo_n"], grpo_batch_size=rc["grpo_n"], grpo_lr=rc["grpo_lr"],
+                                  max_completion_length=rc["max_completion_length"], temperature=rc["grpo_temperature"])
+    if stage == "sft": return cfg
+    return dataclasses.replace(cfg, max_steps=rc["grpo_steps"] if rc is not None else st["grpo"]["max_steps"],
+                               gradient_checkpointing=rc["grpo_gradient_checkpointing"] if rc is not None else None)
+
 # %% ../nbs/18_cli.ipynb #6b9adb2f
 def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max, t_start, model="tiny", rc=None) -> dict:
-    import dataclasses, torch
+    import torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
-    from compoworld_nb.train import TrainConfig, sft, grpo, env_tool_schemas, torch_threads
+    from compoworld_nb.train import sft, grpo, env_tool_schemas, torch_threads
     from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference, listing_pages
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
@@ -357,23 +386,14 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     with clock("sft"):
         uniq = {canonical_json(t.messages): t for t in kept}
         if not uniq: raise RuntimeError(f"no SFT trajectory passed admission ({sft_why}); author more training tasks (--tasks)")
-        cfg = TrainConfig(sft_epochs=st["sft"]["epochs"], sft_batch_size=st["sft"]["batch"], sft_lr=st["sft"]["lr"],
-                          num_generations=st["grpo"]["n"], grpo_batch_size=st["grpo"]["n"], lam=lam, delta=max(delta, 1e-12),
-                          epsilon=st["grpo"]["epsilon"], epsilon_high=st["grpo"]["epsilon_high"], beta=st["grpo"]["beta"],
-                          grpo_lr=st["grpo"]["lr"], seed=seed, max_turns=max_steps, max_completion_length=384)
-        if use_rc:   # the tiny model on this budget trains all its weights, at the tiny model's learning rate
-            cfg = dataclasses.replace(cfg, lora=pre, lora_r=rc["lora_r"], lora_alpha=2 * rc["lora_r"], sft_batch_size=rc["sft_batch"],
-                                      sft_lr=rc["sft_lr"] if pre else 3e-3, max_steps=rc["sft_steps"], max_length=rc["max_length"],
-                                      threads=rc["threads"], cpu_autocast_bf16=rc["sft_bf16"],
-                                      num_generations=rc["grpo_n"], grpo_batch_size=rc["grpo_n"], grpo_lr=rc["grpo_lr"],
-                                      max_completion_length=rc["max_completion_length"], temperature=rc["grpo_temperature"])
+        cfg = demo_train_config(st, rc if use_rc else None, pre, seed, max_steps)
         sft_res = sft(base, to_dataset(sft_rows(uniq.values(), tools=tools)), cfg, stage / "model" / "sft")
         tqdm.write(f"compoworld demo: SFT on {len(uniq)} rows (refused {sft_why}, {sft_res['turns_cut']} assistant turns past "
                    f"max_length): losses {[round(x, 3) for x in sft_res['losses']]}", file=sys.stderr)
     eval_model(stage / "model" / "sft", f"{tag}_after_sft")
 
     with clock("grpo"):
-        gcfg = dataclasses.replace(cfg, max_steps=rc["grpo_steps"] if use_rc else st["grpo"]["max_steps"])
+        gcfg = demo_train_config(st, rc if use_rc else None, pre, seed, max_steps, stage="grpo")
         grpo_res = grpo(stage / "model" / "sft", to_dataset(grpo_rows(train)), lambda: TaskEnvironment(by_id, library),
                         lambda b: R.completion_focused(b, lam=lam), gcfg, stage / "model" / "grpo")
         tqdm.write(f"compoworld demo: GRPO reward by step {[round(h['reward_mean'], 3) for h in grpo_res['history']]}", file=sys.stderr)
