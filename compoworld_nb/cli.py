@@ -191,6 +191,11 @@ PRETRAINED_RECIPE = dict(   # the demo's budget for a pretrained model on 2 CPU 
                                 # against 0.500 without: not on by default
     grpo_steps=2, grpo_n=2, grpo_lr=5e-5, max_completion_length=256, grpo_temperature=0.8,  # N=2: the smallest group with an advantage
     grpo_gradient_checkpointing=False,  # GRPO recomputes activations in the backward pass instead of keeping them
+                                # (bench_grpo_memory.py, the seed-0 SFT model, 1 step, N=2, idle machine): 256 tokens: 2 tool calls a
+                                # rollout (the demo: 2 steps in 44 s); 1024: 7 calls, 8.1 GiB peak and 114 s (off) vs 4.1 GiB and 126 s (on);
+                                # 3072: 16.5 calls, 9.4 GiB and 675 s (on; off was OOM-killed above 14 GiB). At every length both rollouts
+                                # of the group scored the same (R 0.0018): the SFT model reaches no goal criterion yet, so GRPO has no
+                                # advantage to learn from; the demo keeps 256 tokens and reports the zero-advantage groups
     min_sft_rows=48,            # author extra SFT-only tasks until trajectories of this many distinct tasks pass admission (with
                                 # recovery, rows counted instead of tasks left 14 distinct tasks); = sft_steps: each step a new task
     threads=1)                  # one torch thread: on 2 shared cores a second thread spin-waits (decode measured 8x slower in CPU-s;
