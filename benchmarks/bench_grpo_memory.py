@@ -8,7 +8,7 @@ process of its own, one after another, and prints one JSON line per setting:
 
 - `peak_rss_gib`: the child's peak resident memory (GiB), polled every 0.2 s; a child above `--max-rss-gib` is killed
   (`"killed": "above N GiB"`) so that the machine's OOM killer never picks another process;
-- `wall_s`, `cpu_s`: the child's wall and CPU seconds (model loading included);
+- `wall_s`: the child's wall seconds (model loading included); `grpo_s`, `grpo_cpu_s`: GRPO's own wall and CPU seconds;
 - `reward_by_step`, `groups`, `zero_advantage_groups` (groups whose N rewards were all equal: advantage 0 for each,
   no gradient, Eq. 6), `tool_calls_by_step` (TRL's tool calls per rollout) and `completion_mean_length_by_step`.
 
@@ -22,12 +22,11 @@ from pathlib import Path
 def child(spec: dict) -> dict:
     "One setting, in this process: the demo's GRPO on `spec['run']`'s SFT model and training tasks."
     import resource
-    from compoworld_nb.cli import PRETRAINED_RECIPE, demo_train_config, grpo_group_counts
+    from compoworld_nb.cli import PRETRAINED_RECIPE, demo_train_config, demo_step_cap, grpo_group_counts
     from compoworld_nb.author import default_library
     from compoworld_nb.verify import mark_quarantined
     from compoworld_nb.task import load_tasks
     from compoworld_nb.harness import TaskEnvironment
-    from compoworld_nb.sft_data import discovery_plan, revealing_reference, listing_pages
     from compoworld_nb.data import grpo_rows, to_dataset
     from compoworld_nb.core import load_settings
     from compoworld_nb.train import grpo
@@ -38,7 +37,7 @@ def child(spec: dict) -> dict:
     by_id = {t.id: t for t in tasks}
     demo = [t for t in tasks if t.meta.get("split") in ("train", "heldout")]
     train = [t for t in demo if t.meta["split"] == "train"]
-    max_turns = max(len(discovery_plan(revealing_reference(t, library), listing_pages(t, library))) for t in demo)  # the demo's step cap
+    max_turns = demo_step_cap(demo, library, PRETRAINED_RECIPE["recovery"])
     st = load_settings("demo")
     rc = {**PRETRAINED_RECIPE, "max_completion_length": spec["length"], "grpo_gradient_checkpointing": spec["gc"],
           "grpo_steps": spec["steps"]}

@@ -27,9 +27,9 @@ from .data import sft_rows, grpo_rows, to_dataset
 # %% auto #0
 __all__ = ['KIND_NAMES', 'REPEAT_STOP', 'PRETRAINED_RECIPE', 'MAX_COUNT', 'SEED_MAX', 'MAX_TASKS', 'verified_library', 'CliError',
            'score_group', 'kind_pass_rates', 'valid_call_rate', 'StopOnRepeat', 'summarize', 'evaluate', 'corpus_for',
-           'run_demo', 'demo_sft_data', 'demo_train_config', 'demo_goals', 'grpo_group_counts', 'report_md',
-           'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train', 'train_handler',
-           'train_main']
+           'run_demo', 'demo_sft_data', 'demo_step_cap', 'demo_train_config', 'demo_goals', 'grpo_group_counts',
+           'report_md', 'build_parser', 'main', 'TrainArgError', 'register_train_cli', 'sft_data_rows', 'cmd_train',
+           'train_handler', 'train_main']
 
 # %% ../nbs/18_cli.ipynb #59ffce1d
 class CliError(Exception):
@@ -301,6 +301,19 @@ def demo_sft_data(train: list,            # the training tasks (Task)
     return kept, extra, why
 
 
+# %% ../nbs/18_cli.ipynb #d7e2a9c1
+def demo_step_cap(tasks: list,            # the demo's tasks (Task)
+                  library: dict,
+                  recover: bool = False,  # the replays also make one wrong call (`sft_data.recovering_reference`)
+                 ) -> int:
+    """The calls of the longest discovering solution among `tasks`: its reads that reveal ids, the listing pages that
+    name a service or tool (and a recovered wrong call) included (`sft_data.discovery_plan`). The demo's step cap, so
+    that the cap never cuts a discovering solution short."""
+    from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference, listing_pages
+    refs = [revealing_reference(t, library) for t in tasks]
+    if recover: refs = [recovering_reference(t, library, r) for t, r in zip(tasks, refs)]
+    return max(len(discovery_plan(r, listing_pages(t, library))) for t, r in zip(tasks, refs))
+
 # %% ../nbs/18_cli.ipynb #d7e2a9b1
 def demo_train_config(st: dict,            # `core.load_settings(profile)`: sft.*, grpo.*, rewards.*
                       rc: dict | None,      # a `PRETRAINED_RECIPE` (the pretrained budget, or the tiny model on it); None: the profile alone
@@ -333,7 +346,6 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
     import torch
     from compoworld_nb.tinymodel import build_tiny_model, load_model
     from compoworld_nb.train import sft, grpo, env_tool_schemas, torch_threads
-    from compoworld_nb.sft_data import discovery_plan, revealing_reference, recovering_reference, listing_pages
     pre, tag, use_rc = model != "tiny", _model_tag(model), rc is not None
     rc = rc or PRETRAINED_RECIPE
     lam, delta = st["rewards"]["lam"], st["rewards"]["delta"]
@@ -354,10 +366,7 @@ def _run_demo(stage, out, seed, n_tasks, n_heldout, st, library, world, k, l_max
                                              rc["min_sft_rows"] if use_rc else 1, recover, by_id)
         all_tasks = tasks + extra
         save_jsonl(stage / "tasks.jsonl", all_tasks)
-        refs = [revealing_reference(t, library) for t in tasks]
-        if recover: refs = [recovering_reference(t, library, r) for t, r in zip(tasks, refs)]
-        plan_len = max(len(discovery_plan(r, listing_pages(t, library))) for t, r in zip(tasks, refs))   # reads that reveal ids, the
-                                                # listing pages that name a service or tool (and a recovered wrong call) included
+        plan_len = demo_step_cap(tasks, library, recover)
         max_steps = plan_len if use_rc else max(max_steps, plan_len + 4)  # the cap never cuts a discovering solution short
         tools = env_tool_schemas(lambda: TaskEnvironment(by_id, library))  # the meta-tool schemas GRPO shows; SFT and evaluation use the same
 
